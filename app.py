@@ -82,7 +82,9 @@ PAPER_EXAMPLES: List[Tuple[str, str]] = [
 _CONTEXTUAL = "Contextual MiniLM-L6 (all-MiniLM-L6-v2)"
 #: UI label -> the library options it stands for (the tokenizer is the one that suits the embedding).
 EMBEDDINGS: Dict[str, Dict[str, str]] = {
-    "Shipped Java embedding (default)": {"backend": "static", "embedding": "default", "tokenizer": "identifier"},
+    "Distilled MiniLM, static (default)": {"backend": "static", "embedding": "default", "tokenizer": "identifier"},
+    "fastText Java (the default before 0.2)": {"backend": "static", "embedding": "wrd-java-default",
+                                               "tokenizer": "identifier"},
     "GloVe 6B 50d": {"backend": "static", "embedding": "glove-6b-50d", "tokenizer": "words"},
     _CONTEXTUAL: {"backend": "contextual"},
 }
@@ -99,7 +101,7 @@ def _option_fields() -> set:
     return {f.name for f in fields(Options)}
 
 
-def metric_options(embedding: str, variant: str = "paper", weights: str = "norm",
+def metric_options(embedding: str, variant: str = Options.variant, weights: str = Options.weights,
                    tokenizer: str = TOKENIZER_AUTO, oov: str = "auto", clip_negative: bool = True,
                    rescale_with_baseline: bool = False) -> Dict[str, Any]:
     """Library options for the selectors of the page (validated by the library, not here).

@@ -9,18 +9,22 @@ OUT=${1:-/tmp/wrdscore-validate}
 DATA=../shared/data
 mkdir -p "$OUT"
 
-# Metrics shared by every table: WRDScore with the shipped static embedding, GloVe 50d and MiniLM,
-# both variants, the default (paper) ones also rescaled; BERTScore and MoverScore on the same MiniLM.
+# Metrics shared by every table: WRDScore with the shipped static default (distilled MiniLM), the fastText
+# embedding that was the default before it, GloVe 50d and MiniLM, both variants, some rescaled; BERTScore and
+# MoverScore on the same MiniLM.
 COMMON=(
+  -m wrdscore:variant=wrd,label=WRDScore-static-default
   -m wrdscore:variant=paper,label=WRDScore-static-paper
-  -m wrdscore:variant=wrd,label=WRDScore-static-wrd
-  -m wrdscore:variant=paper,rescale_with_baseline=true,label=WRDScore-static-paper-rescaled
+  -m wrdscore:variant=wrd,rescale_with_baseline=true,label=WRDScore-static-default-rescaled
+  -m wrdscore:embedding=wrd-java-default,variant=paper,label=WRDScore-fastText-paper
+  -m wrdscore:embedding=wrd-java-default,variant=wrd,label=WRDScore-fastText-wrd
   -m wrdscore:embedding=glove-6b-50d,variant=paper,label=WRDScore-GloVe-paper
   -m wrdscore:embedding=glove-6b-50d,variant=wrd,label=WRDScore-GloVe-wrd
   -m wrdscore:embedding=glove-6b-50d,variant=paper,rescale_with_baseline=true,label=WRDScore-GloVe-paper-rescaled
   -m wrdscore:backend=contextual,variant=paper,label=WRDScore-MiniLM-paper
   -m wrdscore:backend=contextual,variant=wrd,label=WRDScore-MiniLM-wrd
   -m wrdscore:backend=contextual,variant=paper,rescale_with_baseline=true,label=WRDScore-MiniLM-paper-rescaled
+  -m wrdscore:backend=contextual,variant=wrd,pooling=wordpiece,weights=uniform,label=WRDScore-MiniLM-sentences
   -m bertscore:backend=contextual,label=BERTScore-MiniLM
   -m bertscore:backend=contextual,pooling=wordpiece,label=BERTScore-MiniLM-wordpiece
   -m moverscore:backend=contextual,label=MoverScore-MiniLM
@@ -37,6 +41,6 @@ for HUMAN in similarity relatedness; do
 done
 
 # STS-B test, once, after the defaults were chosen on IdBench and STS-B dev.
-wrdscore validate "$DATA"/stsb/stsb_test.tsv --human-range 0 5 --reference-metric WRDScore-MiniLM-paper \
+wrdscore validate "$DATA"/stsb/stsb_test.tsv --human-range 0 5 --reference-metric WRDScore-static-default \
   "${COMMON[@]}" -m rouge1:label=ROUGE-1 -m rougeL:label=ROUGE-L \
   --output-dir "$OUT/stsb-test" > "$OUT/stsb-test.md"

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wrd_score import WRDScorer
+from wrd_score import Options, WRDScorer
 from wrd_score.metric import BACKENDS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,7 +27,7 @@ def app():
     return module
 
 
-DEFAULT = "Shipped Java embedding (default)"
+DEFAULT = "Distilled MiniLM, static (default)"
 GLOVE = "GloVe 6B 50d"
 
 ROWS = [
@@ -353,7 +353,7 @@ def test_handlers_turn_bad_input_into_visible_errors(app, tmp_path):
 
     bad = tmp_path / "bad.csv"
     bad.write_bytes(b"pred,ref\na,b\n")
-    ui = (DEFAULT, "paper", "norm", app.TOKENIZER_AUTO, "auto", True, False, False)
+    ui = (DEFAULT, Options.variant, Options.weights, app.TOKENIZER_AUTO, "auto", True, False, False)
     with pytest.raises(gr.Error, match="needs columns"):
         app.on_score_file(str(bad), *ui, progress=lambda *a, **k: None)
     with pytest.raises(gr.Error, match="weights must be one of"):
@@ -361,7 +361,7 @@ def test_handlers_turn_bad_input_into_visible_errors(app, tmp_path):
 
 
 def test_handlers_return_what_the_page_shows(app, tmp_path):
-    ui = (DEFAULT, "paper", "norm", app.TOKENIZER_AUTO, "auto", True, False, False)
+    ui = (DEFAULT, Options.variant, Options.weights, app.TOKENIZER_AUTO, "auto", True, False, False)
     cards, comparison, signature, fig_cos, fig_flow, note = app.on_score_pair("get count", "size", *ui)
     f1 = WRDScorer().score(["get count"], ["size"])["f1"][0]
     assert f'id="wrd-f1">{f1:.4f}<' in cards and signature.startswith("wrdscore:")

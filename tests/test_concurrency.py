@@ -108,7 +108,9 @@ _LONG_PAIR = textwrap.dedent("""
     import wrd_score
     from wrd_score.backends.static import load_embedding
     kind = sys.argv[1]
-    words = load_embedding("default").words
+    from wrd_score.tokenize import split_identifier
+    # Vocabulary entries that are one token each (word pieces such as "##s" and punctuation are not).
+    words = [w for w in load_embedding("default").words if split_identifier(w) == [w]]
     rng = np.random.default_rng(0)
     options = {}
     if kind in ("zipf", "contextual"):  # natural text: a few thousand distinct tokens

@@ -486,9 +486,11 @@ def space_app():
 
 
 def test_app_has_no_user_embedding_or_model_input(space_app):
+    from wrd_score.backends.static import NAMED_EMBEDDINGS
+
     """The visitor picks from a fixed list; every choice maps to a shipped or packaged embedding."""
     for label, options in space_app.EMBEDDINGS.items():
-        assert options.get("embedding", "default") in ("default", "glove-6b-50d"), (label, options)
+        assert options.get("embedding", "default") in NAMED_EMBEDDINGS, (label, options)
         assert options.get("model", "default") == "default", (label, options)
         assert not options.get("allow_pickle") and not options.get("trust_remote_code"), (label, options)
     with pytest.raises(ValueError):

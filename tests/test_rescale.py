@@ -109,8 +109,8 @@ def test_baseline_command_then_rescaled_scores(emb, corpus):
 
 def test_a_mismatched_configuration_is_refused(emb, corpus, tmp_path):
     run_baseline(emb, corpus)
-    with pytest.raises(ValueError, match=r"no baseline for variant:wrd.*wrdscore baseline"):
-        WRDScorer(embedding=emb, variant="wrd", rescale_with_baseline=True).score(["get"], ["set"])
+    with pytest.raises(ValueError, match=r"no baseline for variant:paper.*wrdscore baseline"):
+        WRDScorer(embedding=emb, variant="paper", rescale_with_baseline=True).score(["get"], ["set"])
     with pytest.raises(ValueError, match="no baseline for .*weights:uniform"):
         WRDScorer(embedding=emb, weights="uniform", rescale_with_baseline=True).score(["get"], ["set"])
     # Same name, different vectors, and the old baselines file copied beside it: the checksum in

@@ -124,7 +124,7 @@ def test_fasttext_covers_unseen_abbreviations_word2vec_does_not(names):
     w2v = train(names, None, method="word2vec", corpus_format="identifiers", min_count=2, epochs=3)
     for abbr in ("cnt", "idx", "cfg"):
         assert abbr not in ft and abbr not in w2v
-        assert np.linalg.norm(ft.ngram_vector(abbr)) > 0
+        assert np.linalg.norm(ft.oov_vector(abbr)) > 0
     assert not w2v.has_ngrams
 
 
@@ -205,7 +205,7 @@ def test_convert_keeps_fasttext_ngrams_and_refuses_float16_overflow(tmp_path):
     binary = tmp_path / "ft.bin"
     save_facebook_model(model, str(binary))
     out = convert(binary, tmp_path / "ft.npz", dtype="float32")
-    np.testing.assert_allclose(out.ngram_vector("cnt"), model.wv.get_vector("cnt"), atol=1e-6)
+    np.testing.assert_allclose(out.oov_vector("cnt"), model.wv.get_vector("cnt"), atol=1e-6)
     big = tmp_path / "big.txt"
     big.write_text("1 2\nhuge 1e6 1\n")
     with pytest.raises(ValueError, match="float16"):

@@ -22,6 +22,7 @@ COMMANDS: Dict[str, tuple] = {
     "baseline": ("wrd_score.rescale", "compute the rescaling baseline of a configuration from random unrelated pairs"),
     "score": ("wrd_score.files", "score candidates against references (files, one per line, or strings)"),
     "train": ("wrd_score.train", "train a static token embedding (word2vec, fastText, SVD) from a corpus"),
+    "distill": ("wrd_score.distill", "distil a static token embedding from a local transformers encoder (MiniLM)"),
     "convert": ("wrd_score.train", "convert an embedding file (word2vec, GloVe, fastText .bin, gensim) to the safe .npz"),
     "compare": ("wrd_score.siblings", "WRDScore, BERTScore, MoverScore and ROUGE side by side on the same pairs"),
 }

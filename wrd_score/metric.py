@@ -29,7 +29,7 @@ References = Union[Sequence[str], Sequence[Sequence[str]]]
 class Options:
     """Every option of the metric; the defaults are the documented defaults."""
 
-    variant: str = "paper"
+    variant: str = "wrd"
     backend: str = "static"
     embedding: str = "default"
     embedding_format: str = "auto"

@@ -31,11 +31,14 @@ __all__ = [
 ]
 
 DEFAULT_EMBEDDING = "default"
-#: Names accepted in place of a path; see ``embeddings/README.md`` for each model card.
-NAMED_EMBEDDINGS = ("default", "glove-6b-50d")
+#: Names accepted in place of a path; see ``embeddings/README.md`` for each model card. ``default`` is
+#: the embedding distilled from MiniLM; ``wrd-java-default`` is the fastText embedding that was the
+#: default before it (its signatures, ``emb:wrd-java-default@sha256:1748089c6358``, stay reproducible).
+NAMED_EMBEDDINGS = ("default", "wrd-java-default", "glove-6b-50d")
 OOV_POLICIES = ("auto", "exact", "drop")
 _FORMATS = ("auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim")
-_DEFAULT_FILE = "wrd-java-default.npz"
+_DEFAULT_FILE = "wrd-minilm-distilled.npz"
+_SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-java-default": "wrd-java-default.npz"}
 _FASTTEXT_MAGIC = 793712314  # first int32 of every Facebook fastText .bin (gensim's _FASTTEXT_FILEFORMAT_MAGIC)
 
 
@@ -68,6 +71,10 @@ class StaticEmbedding:
         ngram_vectors: optional ``(buckets, d)`` fastText n-gram matrix; out-of-vocabulary tokens
             then get the mean of their n-gram vectors, exactly as gensim's ``FastTextKeyedVectors``.
         min_n, max_n: n-gram lengths used with ``ngram_vectors``.
+        tokenizer_json: optional serialised Hugging Face ``tokenizers`` tokenizer (a distilled
+            embedding carries its encoder's word-piece tokenizer); out-of-vocabulary tokens then get
+            the mean of their word pieces' vectors (:meth:`piece_vector`). Needs only the
+            ``tokenizers`` package, never torch or transformers.
         name: a short name recorded in the signature.
         checksum: sha256 of the file it came from (recorded in the signature).
         meta: free-form provenance (corpus, command, parameters).
@@ -81,6 +88,7 @@ class StaticEmbedding:
         ngram_vectors: Optional[np.ndarray] = None,
         min_n: int = 0,
         max_n: int = 0,
+        tokenizer_json: Optional[str] = None,
         name: str = "custom",
         checksum: Optional[str] = None,
         meta: Optional[dict] = None,
@@ -112,6 +120,8 @@ class StaticEmbedding:
                 raise ValueError(f"embedding {name!r} has NaN or inf values in its n-gram vectors")
             if not (1 <= min_n <= max_n):
                 raise ValueError(f"n-gram lengths must satisfy 1 <= min_n <= max_n, got {min_n}, {max_n}")
+        self.tokenizer_json = tokenizer_json
+        self._pieces = _piece_tokenizer(tokenizer_json, name) if tokenizer_json is not None else None
         self.words: List[str] = [str(w) for w in words]
         self.index: Dict[str, int] = {}
         for i, word in enumerate(self.words):
@@ -138,31 +148,46 @@ class StaticEmbedding:
     def has_ngrams(self) -> bool:
         return self.ngram_vectors is not None
 
+    @property
+    def has_pieces(self) -> bool:
+        return self._pieces is not None
+
     def __len__(self) -> int:
         return len(self.words)
 
     def __contains__(self, word: str) -> bool:
         return word in self.index
 
-    def ngram_vector(self, token: str) -> np.ndarray:
-        """fastText vector of an out-of-vocabulary token (mean of its hashed n-gram vectors)."""
-        from gensim.models.fasttext import ft_ngram_hashes
-
+    def oov_vector(self, token: str) -> np.ndarray:
+        """Vector of an out-of-vocabulary token: the mean of its fastText n-gram vectors (as gensim's
+        ``FastTextKeyedVectors``) or of its word pieces' vectors; zeros when it has neither."""
         with self._lock:
             cached = self._ngram_cache.get(token)
             if cached is not None:
                 self._ngram_cache.move_to_end(token)
                 return cached
-        hashes = ft_ngram_hashes(token, self.min_n, self.max_n, self.ngram_vectors.shape[0])
-        if hashes:
-            vector = self.ngram_vectors[hashes].astype(np.float64).mean(axis=0)
+        if self.ngram_vectors is not None:
+            from gensim.models.fasttext import ft_ngram_hashes
+
+            rows = ft_ngram_hashes(token, self.min_n, self.max_n, self.ngram_vectors.shape[0])
+            table = self.ngram_vectors
         else:
-            vector = np.zeros(self.dim)
+            rows = self._piece_rows(token)
+            table = self.vectors
+        vector = table[rows].astype(np.float64).mean(axis=0) if len(rows) else np.zeros(self.dim)
         with self._lock:
             self._ngram_cache[token] = vector
             if len(self._ngram_cache) > 200_000:
                 self._ngram_cache.popitem(last=False)
         return vector
+
+    def _piece_rows(self, token: str) -> List[int]:
+        if self._pieces is None:
+            return []
+        # Every piece the tokenizer can emit was distilled into the vocabulary; a piece that is
+        # missing (a hand-edited file) is skipped rather than guessed.
+        pieces = self._pieces.encode(token, add_special_tokens=False).tokens
+        return [self.index[p] for p in pieces if p in self.index]
 
     # ------------------------------------------------------------------ I/O
     def save(self, path: str, dtype: str = "float16") -> str:
@@ -172,6 +197,8 @@ class StaticEmbedding:
             "vectors": self.vectors.astype(dtype),
             "meta": np.array(json.dumps(self.meta, sort_keys=True)),
         }
+        if self.tokenizer_json is not None:
+            arrays["tokenizer"] = np.array(self.tokenizer_json)
         if self.ngram_vectors is not None:
             arrays["ngram_vectors"] = self.ngram_vectors.astype(dtype)
             arrays["ngram_range"] = np.array([self.min_n, self.max_n], dtype=np.int64)
@@ -203,8 +230,8 @@ class StaticEmbedding:
         if format not in _FORMATS:
             raise ValueError(f"embedding_format must be one of {list(_FORMATS)}, got {format!r}")
         path = os.fspath(path)
-        if path == "default":
-            return cls._load_npz(shipped_path(), name="wrd-java-default")
+        if path in _SHIPPED_FILES:
+            return cls._load_npz(shipped_path(_SHIPPED_FILES[path]), name=path)
         if path == "glove-6b-50d":
             return cls._load_glove_package()
         if not os.path.isfile(path):
@@ -244,9 +271,10 @@ class StaticEmbedding:
                 meta = json.loads(str(data["meta"])) if "meta" in data.files else {}
                 ngrams = data["ngram_vectors"] if "ngram_vectors" in data.files else None
                 min_n, max_n = (data["ngram_range"].tolist() if "ngram_range" in data.files else (0, 0))
+                tokenizer_json = str(data["tokenizer"]) if "tokenizer" in data.files else None
         except Exception as exc:  # numpy's own message (e.g. "contains pickled data") omits the path
             raise ValueError(f"could not read embedding file {path!r} as npz: {type(exc).__name__}: {exc}") from exc
-        return cls(words, vectors, ngram_vectors=ngrams, min_n=min_n, max_n=max_n,
+        return cls(words, vectors, ngram_vectors=ngrams, min_n=min_n, max_n=max_n, tokenizer_json=tokenizer_json,
                    name=meta.get("name", name), checksum=file_sha256(path), meta=meta)
 
     @classmethod
@@ -324,6 +352,23 @@ class StaticEmbedding:
                    min_n=getattr(kv, "min_n", 0) if ngrams is not None else 0,
                    max_n=getattr(kv, "max_n", 0) if ngrams is not None else 0,
                    name=name, checksum=checksum, meta=meta)
+
+
+def _piece_tokenizer(tokenizer_json: str, name: str):
+    """The word-piece tokenizer stored in a distilled embedding, without padding or truncation."""
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as exc:  # pragma: no cover - tokenizers is a core dependency
+        raise ImportError(f"embedding {name!r} composes unknown words from word pieces and needs the "
+                          "'tokenizers' package: pip install tokenizers") from exc
+    try:
+        tokenizer = Tokenizer.from_str(tokenizer_json)
+    except Exception as exc:
+        raise ValueError(f"embedding {name!r} holds a tokenizer that the tokenizers library cannot read: "
+                         f"{type(exc).__name__}: {exc}") from exc
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
 
 
 def _write_npz(path: str, arrays: Dict[str, np.ndarray]) -> None:
@@ -455,7 +500,8 @@ class StaticBackend:
         embedding: a loaded embedding.
         tokenizer: ``identifier`` or ``words``.
         oov: what an out-of-vocabulary token becomes. ``auto``: its fastText n-gram vector when
-            the embedding has n-grams, else ``exact``. ``exact``: no direction; it matches an
+            the embedding has n-grams, the mean of its word pieces' vectors when it carries a
+            word-piece tokenizer (distilled embeddings), else ``exact``. ``exact``: no direction; it matches an
             identical token with cosine 1 and anything else with 0, and its mass is the
             vocabulary's mean norm. ``drop``: removed (opt-in; content is then ignored).
     """
@@ -482,7 +528,7 @@ class StaticBackend:
 
     def encode(self, texts: Sequence[str]) -> Encoded:
         emb = self.embedding
-        use_ngrams = self.oov == "auto" and emb.has_ngrams
+        compose = self.oov == "auto" and (emb.has_ngrams or emb.has_pieces)
         table: Dict[str, int] = {}
         spans: List[np.ndarray] = []
         all_tokens = self.tokenize_all(texts)
@@ -498,8 +544,8 @@ class StaticBackend:
         for row, (token, i) in enumerate(zip(tokens, idx)):
             if i >= 0:
                 known[row] = True
-            elif use_ngrams:
-                vectors[row] = emb.ngram_vector(token)
+            elif compose:
+                vectors[row] = emb.oov_vector(token)
         hits = np.flatnonzero(known)
         if hits.size:
             vectors[hits] = emb.vectors[np.asarray(idx)[hits]]
