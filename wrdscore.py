@@ -16,11 +16,9 @@ _CITATION = """\
 _DESCRIPTION = """\
 WRDScore compares a prediction with a reference by exact optimal transport between their tokens
 (Word Rotator's Distance, cost 1 - cosine, masses from embedding norms) and reads precision,
-recall and F1 off the optimal flow: precision is the mean, over predicted tokens, of the
-flow-weighted cosine to the reference tokens; recall likewise over reference tokens. Scores lie in
-[0, 1]; identical texts score 1. The default embedding is a static embedding of Java identifier
-subtokens shipped with the package, so method names such as `getCount` and `size` are compared by
-meaning, not by surface overlap.
+recall and F1 off the optimal flow. The default embedding is the MiniLM sentence encoder distilled
+into static token vectors (shipped, no torch needed), so method names such as `getCount` and
+`size` and sentences are compared by meaning, not by surface overlap. Identical texts score 1.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -28,16 +26,18 @@ Args:
     predictions (list of str): generated texts (method names, summaries, sentences).
     references (list of str, or list of list of str): one reference, or several, per prediction;
         with several, the reference with the best F1 is used and its index is returned.
-    variant (str): "paper" (default; equations 4-5) or "wrd" (recall = 1 - WRD, greedy precision).
+    variant (str): "wrd" (default; recall = 1 - WRD, greedy precision) or "paper" (equations 4-5;
+        measured better on identifiers alone).
     backend (str): "static" (default) or "contextual" (a transformer encoder; MiniLM unless model= is given).
-    embedding (str): "default" (shipped Java embedding), "glove-6b-50d", or a path to an
+    embedding (str): "default" (MiniLM distilled into static vectors), "wrd-java-default" (fastText
+        Java, the default until 0.2), "glove-6b-50d", or a path to an
         embedding file (.npz, word2vec/GloVe text, word2vec binary, fastText .bin).
     embedding_format (str): "auto" (by extension) or one of npz, word2vec, glove,
         word2vec-binary, fasttext-bin, gensim.
     allow_pickle (bool): allow gensim pickles (.model/.kv); they can run code. Default False.
     tokenizer (str): "identifier" (default; splits camelCase/snake_case) or "words".
-    oov (str): out-of-vocabulary tokens: "auto" (fastText n-grams if the embedding has them,
-        else exact matching), "exact" (matches only an identical token, mean mass), "drop".
+    oov (str): out-of-vocabulary tokens: "auto" (word pieces or fastText n-grams when the embedding
+        has them, else exact matching), "exact" (matches only an identical token, mean mass), "drop".
     weights (str): token masses: "norm" (default), "idf", "norm*idf", "uniform".
     idf (dict): token -> weight for weights "idf"/"norm*idf"; default: fit on the references.
     clip_negative (bool): clip negative cosines to 0 (default True; keeps scores in [0, 1]).
