@@ -149,3 +149,4 @@ def test_pca_goes_through_model2vec(tiny, tmp_path):
             pca_dims=8, progress=False)
     emb = StaticEmbedding.load(str(out))
     assert emb.dim == 8 and emb.meta["pca_dims"] == 8
+

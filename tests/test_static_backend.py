@@ -303,3 +303,32 @@ def test_default_composes_unseen_tokens_from_word_pieces(default):
     auto = WRDScorer().score(["numElts"], ["numElements"])["f1"]
     exact = WRDScorer(oov="exact").score(["numElts"], ["numElements"])["f1"]
     assert auto[0] > exact[0]  # the pieces share meaning that exact matching cannot see
+
+
+def test_a_broken_tokenizer_in_an_embedding_file_is_a_clear_error(tmp_path):
+    from wrd_score.backends.static import _write_npz
+
+    path = tmp_path / "broken.npz"
+    _write_npz(str(path), {"words": np.array(["get", "count"]), "vectors": np.eye(2, dtype=np.float16),
+                           "tokenizer": np.array('{"not": "a tokenizer"}')})
+    with pytest.raises(ValueError, match="broken.*tokenizer that the tokenizers library cannot read"):
+        StaticEmbedding.load(str(path))
+
+
+def test_the_default_scores_without_torch_transformers_or_gradio():
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import sys
+        for name in ("torch", "transformers", "gradio", "model2vec"):
+            sys.modules[name] = None  # importing any of them now raises ImportError
+        import wrd_score
+        out = wrd_score.score(["getCountOfQwertzElts", "A man plays a guitar."], ["size", "A man is playing music."])
+        assert all(0 < f <= 1 for f in out["f1"]), out
+        print(out["signature"])
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "emb:wrd-minilm-distilled@sha256:" in done.stdout
