@@ -80,6 +80,14 @@ def markdown(rows):
     return "\n".join(lines)
 
 
+def corpus_sif(vectors, words, counts, sif):
+    """SIF with each token's share of the corpus as p(w): the hand-written alternative to model2vec's
+    rank-based Zipf weights, kept here to reproduce the grids that compared them."""
+    total = sum(counts.values()) or 1
+    p = np.array([counts.get(w, 0) / total for w in words])
+    return np.asarray(vectors, dtype=np.float64) * (sif / (sif + p))[:, None]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workdir", default="/tmp/distill")
@@ -88,6 +96,8 @@ def main(argv=None):
     ap.add_argument("--min-count", type=int, nargs="+", default=[5])
     ap.add_argument("--pca", type=int, nargs="+", default=[0])
     ap.add_argument("--sif", type=float, nargs="+", default=[0.0])
+    ap.add_argument("--sif-kind", choices=["zipf", "corpus"], default="zipf",
+                    help="zipf: model2vec's rank-based weights (what wrdscore distill does); corpus: corpus shares")
     ap.add_argument("--variants", nargs="+", default=["paper", "wrd"])
     ap.add_argument("--weights", nargs="+", default=["norm", "idf", "norm*idf", "uniform"])
     ap.add_argument("--references", action="store_true", help="also ROUGE-1, the fastText embedding, contextual")
@@ -146,10 +156,14 @@ def main(argv=None):
                 base = encoded[layer][[pos[w] for w in vocab]]
                 for pca in args.pca:
                     for sif in args.sif:
-                        cand = f"{pooling}-L{layer}-min{min_count}-pca{pca}-sif{sif:g}"
+                        kind = "" if args.sif_kind == "zipf" or not sif else "c"
+                        cand = f"{pooling}-L{layer}-min{min_count}-pca{pca}-sif{kind}{sif:g}"
                         file = os.path.join(args.workdir, cand + ".npz")
                         if not os.path.exists(file):
-                            vec = postprocess(base, vocab, counts, pca or None, sif or None)
+                            if args.sif_kind == "corpus" and sif:
+                                vec = corpus_sif(postprocess(base, pca or None, None), vocab, counts, sif)
+                            else:
+                                vec = postprocess(base, pca or None, sif or None)
                             keep = np.linalg.norm(vec, axis=1) > 0
                             StaticEmbedding([w for w, k in zip(vocab, keep) if k], vec[keep].astype(np.float32),
                                             tokenizer_json=tokenizer_json, name=cand,
