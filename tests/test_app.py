@@ -464,7 +464,7 @@ def test_text_cap_is_enforced_by_the_server_for_every_endpoint(app, tmp_path):
     ("[" * 100000 + "]" * 100000, "line 1 is nested too deeply"),            # item 15: RecursionError
     ('{"prediction": "a", "reference": "b", "human": 1' + "0" * 400 + "}", "human is too large"),  # item 13
     ('{"prediction": "a", "reference": "b", "human": 1' + "0" * 5000 + "}", "line 1 is not usable JSON"),
-])
+], ids=["deep-nesting", "400-digit-human", "5000-digit-human"])
 def test_hostile_jsonl_lines_get_a_message(app, tmp_path, content, message):
     path = tmp_path / "x.jsonl"
     path.write_text(content + "\n")
