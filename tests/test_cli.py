@@ -360,3 +360,25 @@ def test_endless_line_is_refused_with_file_and_line(tmp_path, capsys, files):
     exact = tmp_path / "exact.txt"  # a line of exactly the limit (plus its newline) is fine
     exact.write_bytes(b"a" * MAX_LINE_BYTES + b"\n")
     assert list(iter_lines(str(exact))) == ["a" * MAX_LINE_BYTES]
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'{"get": 1' + b"0" * 400 + b'}', r"idf file '.*idf.json': idf\['get'\] must be finite and >= 0, got an integer "
+                                      r"of 401 digits"),
+    (b'{"get": "\xff"}', r"idf file '.*idf.json' is not UTF-8 text"),
+    (b'{"get": 1' + b"0" * 5000 + b'}', r"idf file '.*idf.json' is not valid JSON"),
+], ids=["400-digit", "not-utf8", "5000-digit"])
+def test_hostile_idf_files_name_the_file(files, tmp_path, capsys, content, message):
+    """Issue 12, items 13 and 17: OverflowError / UnicodeDecodeError without the file name."""
+    cands, refs1, _ = files
+    path = tmp_path / "idf.json"
+    path.write_bytes(content)
+    code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--weights", "idf", "--idf-file", str(path))
+    assert code == 2
+    import re
+    assert re.search(message, err), err
+
+
+def test_huge_integer_idf_weight_in_the_library():
+    with pytest.raises(ValueError, match=r"idf\['get'\] must be finite and >= 0"):
+        wrd_score.score(["get"], ["count"], weights="idf", idf={"get": 10**400})

@@ -169,3 +169,19 @@ def test_the_shipped_default_embedding_has_a_current_baseline(options):
         pytest.skip("no shipped baselines file")
     out = WRDScorer(rescale_with_baseline=True, **options).score(["getCount", "size"], ["getCount", "readFile"])
     assert out["f1"][0] == pytest.approx(1.0) and out["f1"][1] < 0.5
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'{"format": 1, "baselines": {"k": {"precision": 1' + b"0" * 400 + b', "recall": 0.5, "f1": 0.5}}}',
+     "invalid precision baseline"),
+    (b'{"format": 1, "baselines": {"k": {"precision": 0.5, "recall": 0.5, "f1": true}}}', "invalid f1 baseline"),
+    (b'{"format": 1, "about": "\xff\xfe", "baselines": {}}', "could not read baselines file"),
+], ids=["huge-int", "bool", "not-utf8"])
+def test_hostile_baselines_files_name_the_file(emb, content, message):
+    """Issue 12, items 13 and 17: a huge integer was a numpy TypeError, non-UTF-8 a UnicodeDecodeError."""
+    path = emb + ".baselines.json"
+    with open(path, "wb") as handle:
+        handle.write(content)
+    with pytest.raises(ValueError, match=message) as info:
+        load_baselines(path)
+    assert repr(path) in str(info.value)

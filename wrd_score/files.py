@@ -302,7 +302,9 @@ def _read_idf_file(path: str) -> Dict[str, float]:
         try:
             with open(path, encoding="utf-8") as handle:
                 data = json.load(handle)
-        except json.JSONDecodeError as exc:
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"idf file {path!r} is not UTF-8 text (byte {exc.start})") from None
+        except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
             raise ValueError(f"idf file {path!r} is not valid JSON: {exc}") from None
         if not isinstance(data, dict):
             raise ValueError(f"idf file {path!r} must hold a JSON object of token -> weight")
@@ -394,7 +396,11 @@ def cli_run(args: argparse.Namespace) -> int:
                              "pass --weights idf or norm*idf")
         from .weights import user_idf
 
-        idf = user_idf(_read_idf_file(args.idf_file))
+        table = _read_idf_file(args.idf_file)
+        try:
+            idf = user_idf(table)
+        except (TypeError, ValueError) as exc:  # name the file the bad weight came from
+            raise type(exc)(f"idf file {args.idf_file!r}: {exc}") from None
 
     def pairs() -> Iterator[Pair]:
         if are_files:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 import gzip
 import json
+import math
 import os
 import sys
 import threading
@@ -107,19 +108,28 @@ def load_baselines(path: str) -> Dict[str, Dict[str, Any]]:
     try:
         with open(path, encoding="utf8") as handle:
             data = json.load(handle)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"could not read baselines file {path!r}: {exc}") from exc
+    except (OSError, ValueError) as exc:  # JSONDecodeError, UnicodeDecodeError (not UTF-8) are ValueErrors
+        raise ValueError(f"could not read baselines file {path!r}: {exc}") from None
     entries = data.get("baselines") if isinstance(data, dict) else None
     if not isinstance(entries, dict):
         raise ValueError(f"baselines file {path!r} has no 'baselines' object")
     for key, entry in entries.items():
         for name in FIELDS:
             value = entry.get(name) if isinstance(entry, dict) else None
-            if not isinstance(value, (int, float)) or not np.isfinite(value) or value >= 1.0:
+            # math.isfinite, not numpy's: a huge JSON integer is a finite Python int but no float.
+            if (isinstance(value, bool) or not isinstance(value, (int, float)) or not _as_float_is_finite(value)
+                    or value >= 1.0):
                 raise ValueError(f"baselines file {path!r}: entry {key!r} has an invalid {name} baseline {value!r}")
     with _LOCK:
         _CACHE[stamp] = entries
     return entries
+
+
+def _as_float_is_finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def lookup_baseline(signature: str, embedding: Optional[str] = None) -> Dict[str, Any]:
