@@ -382,3 +382,35 @@ def test_hostile_idf_files_name_the_file(files, tmp_path, capsys, content, messa
 def test_huge_integer_idf_weight_in_the_library():
     with pytest.raises(ValueError, match=r"idf\['get'\] must be finite and >= 0"):
         wrd_score.score(["get"], ["count"], weights="idf", idf={"get": 10**400})
+
+
+# ------------------------------------------------------------------ item 17 (issue 12): smaller holes
+def test_output_through_a_symlink_keeps_the_link(files, tmp_path, capsys):
+    cands, refs1, _ = files
+    target = tmp_path / "real.tsv"
+    target.write_text("old\n")
+    link = tmp_path / "link.tsv"
+    link.symlink_to(target)
+    code, _, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--per-example", "-o", str(link))
+    assert code == 0 and link.is_symlink() and os.readlink(link) == str(target)
+    assert len(target.read_text().splitlines()) == len(CANDS) + 1  # per-example lines, then the summary
+
+
+def test_unwritable_output_names_the_output_not_a_temporary_file(files, capsys):
+    cands, refs1, _ = files
+    code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "-o", "/proc/x.tsv")
+    assert code == 2 and "output '/proc/x.tsv'" in err and ".tmp" not in err
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "DIR"])
+def test_embedding_that_is_not_a_regular_file(tmp_path, path):
+    path = str(tmp_path) if path == "DIR" else path
+    with pytest.raises(ValueError, match="is not a regular file"):
+        WRDScorer(embedding=path)
+
+
+@pytest.mark.parametrize("options", [dict(embedding="glove-6b-50d"), dict(oov="exact"), dict(allow_pickle=True),
+                                     dict(embedding_format="npz")], ids=lambda o: next(iter(o)))
+def test_static_options_are_refused_with_the_contextual_backend(options):
+    with pytest.raises(ValueError, match=r"apply only to backend='static', but backend='contextual'"):
+        WRDScorer(backend="contextual", **options)

@@ -228,7 +228,8 @@ def iter_file_pairs(candidates: str, references: Sequence[str]) -> Iterator[Pair
 def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") -> Iterator[IO]:
     """Write ``path`` all at once: a temporary file in the same folder, renamed over it on success.
 
-    On any exception the temporary file is removed and ``path`` is left as it was.
+    On any exception the temporary file is removed and ``path`` is left as it was. A symlink is
+    written through: its target gets the new content and the link itself is kept.
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as d:
@@ -244,11 +245,16 @@ def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") 
     ...     open(p).read(), sorted(os.listdir(d))
     ('done\\n', ['out.txt'])
     """
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
+    shown = path = os.fspath(path)
+    # Through a symlink to its target: the rename then replaces the target, and the link stays.
+    path = os.path.realpath(path)
+    folder = os.path.dirname(path)
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"output folder {folder!r} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    except OSError as exc:  # e.g. /proc: the error would name the temporary file, not the output
+        raise OSError(f"cannot write output {shown!r}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, mode, encoding=encoding if "b" not in mode else None) as handle:
             yield handle
@@ -271,7 +277,7 @@ def _check_output(path: str, inputs: Sequence[str]) -> None:
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"output folder {folder!r} does not exist")
     if os.path.isdir(path):
-        raise IsADirectoryError(f"output {path!r} is a directory")
+        raise IsADirectoryError(f"output {path!r} is a directory, not a file")
     if not os.access(folder, os.W_OK):
         raise PermissionError(f"output folder {folder!r} is not writable")
     for value in inputs:

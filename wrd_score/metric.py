@@ -71,6 +71,7 @@ class Options:
         self._validate_contextual()
         return self
 
+    _STATIC_FIELDS = ("embedding", "embedding_format", "allow_pickle", "oov")
     _CONTEXTUAL_FIELDS = ("model", "layer", "pooling", "device", "dtype", "batch_size", "max_length", "stride",
                           "trust_remote_code")
 
@@ -79,12 +80,13 @@ class Options:
 
         values = {name: getattr(self, name) for name in self._CONTEXTUAL_FIELDS}
         validate_contextual_options(**values)
-        if self.backend != "contextual":
-            defaults = Options.__dataclass_fields__
-            changed = [name for name in self._CONTEXTUAL_FIELDS if values[name] != defaults[name].default]
-            if changed:
-                raise ValueError(f"option(s) {changed} apply only to backend='contextual', "
-                                 f"but backend={self.backend!r}")
+        # Options of the other backend would be silently ignored: refused both ways.
+        defaults = Options.__dataclass_fields__
+        other = self._STATIC_FIELDS if self.backend == "contextual" else self._CONTEXTUAL_FIELDS
+        changed = [name for name in other if getattr(self, name) != defaults[name].default]
+        if changed:
+            owner = "static" if self.backend == "contextual" else "contextual"
+            raise ValueError(f"option(s) {changed} apply only to backend={owner!r}, but backend={self.backend!r}")
 
     def backend_key(self) -> tuple:
         if self.backend == "contextual":

@@ -158,11 +158,11 @@ def save_baseline(path: str, key: str, entry: Mapping[str, Any]) -> None:
                              "pairs per configuration; see wrd_score/rescale.py")
     data["baselines"][key] = dict(entry)
     data["baselines"] = dict(sorted(data["baselines"].items()))
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf8") as handle:
+    from .files import atomic_write  # removes its temporary file on failure
+
+    with atomic_write(path) as handle:
         json.dump(data, handle, indent=1, sort_keys=False)
         handle.write("\n")
-    os.replace(tmp, path)
 
 
 # ---------------------------------------------------------------------------- computing
@@ -232,6 +232,9 @@ def compute_baseline(scorer: Any, corpus: str, n_pairs: int = 2000, seed: int = 
     """
     if getattr(scorer.options, "rescale_with_baseline", False):
         raise ValueError("compute a baseline with rescale_with_baseline=False (it is the raw score's mean)")
+    if isinstance(n_pairs, bool) or not isinstance(n_pairs, int) or n_pairs < 2:
+        # One pair has no standard error (it would be NaN in the file).
+        raise ValueError(f"n_pairs (--pairs) must be an integer >= 2, got {n_pairs!r}")
     texts = read_corpus(corpus, columns)
     preds, refs = random_pairs(texts, n_pairs, seed)
     result = scorer.score(preds, refs)
@@ -288,11 +291,14 @@ def cli_run(args) -> int:
               file=sys.stderr)
     scorer = WRDScorer(**options)
     command = getattr(args, "_command_line", None)
-    key, entry = compute_baseline(scorer, args.corpus, args.pairs, args.seed, args.columns, command=command)
     output = args.output
     if output is None:
         embedding = scorer.options.embedding
         output = baseline_files(embedding)[-1] if os.path.isfile(embedding) else shipped_baseline_path()
+    from .files import _check_output
+
+    _check_output(output, [args.corpus])  # before the scoring, not after it
+    key, entry = compute_baseline(scorer, args.corpus, args.pairs, args.seed, args.columns, command=command)
     save_baseline(output, key, entry)
     print(f"{key}\n  precision {entry['precision']:.4f}  recall {entry['recall']:.4f}  f1 {entry['f1']:.4f}"
           f"  ({entry['n_pairs']} pairs of {entry['corpus']}, seed {entry['seed']})\n  written to {output}")
