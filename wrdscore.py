@@ -27,7 +27,9 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions (list of str): generated texts (method names, summaries, sentences).
     references (list of str, or list of list of str): one reference, or several, per prediction;
-        with several, the reference with the best F1 is used and its index is returned.
+        with several, the reference with the best F1 is used and its index is returned. Strings and
+        lists may be mixed in one call: a string is one reference (read as the library reads it).
+        Lone surrogates ("\\ud800") in any text become U+FFFD, as in the library.
     variant (str): "paper" (default; equations 4-5) or "wrd" (recall = 1 - WRD, greedy precision).
     backend (str): "static" (default) or "contextual" (a transformer encoder; MiniLM unless model= is given).
     embedding (str): "default" (shipped Java embedding), "glove-6b-50d", or a path to an
