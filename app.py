@@ -26,6 +26,7 @@ import json
 import math
 import re
 import tempfile
+import warnings
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -127,6 +128,18 @@ def metric_options(embedding: str, variant: str = Options.variant, weights: str 
     return options
 
 
+def rescale_unavailable(options: Mapping[str, Any]) -> str:
+    """Why these options cannot be rescaled (no stored baseline: e.g. the GloVe preset), or "" if they can."""
+    try:
+        scorer = WRDScorer(**{**options, "rescale_with_baseline": False})
+        from wrd_score.rescale import lookup_baseline
+
+        lookup_baseline(scorer.signature(), scorer.options.embedding)
+    except (ValueError, TypeError, OSError) as exc:
+        return f"no rescaling baseline is stored for these options ({str(exc).split(';')[0]})"
+    return ""
+
+
 def _siblings():
     """``wrd_score.siblings`` (ROUGE, BERTScore, MoverScore), or None where it is not installed."""
     try:
@@ -200,11 +213,22 @@ class PairResult:
     note: str = ""
 
 
+def check_text_length(text: str, what: str) -> None:
+    """The app's one text cap, enforced on the server for every endpoint (a textbox's ``max_length``
+    binds only the browser: the API takes any string). One long text makes a transport problem of
+    (distinct tokens)^2 cells, tying up the shared CPU and gigabytes of memory."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise UploadError(f"{what} has {len(text):,} characters; this Space scores texts of up to "
+                          f"{MAX_TEXT_CHARS:,} (use the `wrdscore` command or the library for longer ones)")
+
+
 def score_pair(prediction: str, reference: str, options: Mapping[str, Any], siblings: bool = True) -> PairResult:
     """Score one pair with the library: the scores (``WRDScorer.score``), the matrices
     (``WRDScorer.explain``) and the sibling metrics."""
     if not isinstance(prediction, str) or not isinstance(reference, str):
         raise TypeError("prediction and reference must be text")
+    check_text_length(prediction, "the prediction")
+    check_text_length(reference, "the reference")
     scorer = WRDScorer(**options)
     scored = scorer.score([prediction], [reference])
     detail = scorer.explain(prediction, reference)
@@ -291,6 +315,8 @@ def _human_column(values: Sequence[Any]) -> np.ndarray:
             number = float(value)
         except (TypeError, ValueError):
             raise UploadError(f"row {i + 1}: human must be a number (or empty), got {str(value)[:40]!r}") from None
+        except OverflowError:  # an integer too large for a float (JSON has no size limit)
+            raise UploadError(f"row {i + 1}: human is too large to be a score ({len(str(value))}-digit integer)") from None
         if math.isinf(number):
             raise UploadError(f"row {i + 1}: human must be finite, got {value!r}")
         out[i] = number
@@ -335,13 +361,7 @@ def read_upload(path: Optional[str], max_bytes: int = MAX_UPLOAD_BYTES, max_rows
     if kind == "jsonl":
         frame = _read_jsonl(text)
     else:
-        try:
-            frame = pd.read_csv(io.StringIO(text), sep="\t" if kind == "tsv" else ",", dtype=str,
-                                keep_default_na=False, na_filter=False,
-                                quoting=csv.QUOTE_NONE if kind == "tsv" else csv.QUOTE_MINIMAL)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
-            detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-            raise UploadError(f"could not read the file as {kind.upper()}: {detail}") from None
+        frame = _read_delimited(text, kind)
     frame.columns = [str(c).strip().lower() for c in frame.columns]
     for column in ("prediction", "reference", "human"):
         if list(frame.columns).count(column) > 1:
@@ -363,15 +383,37 @@ def read_upload(path: Optional[str], max_bytes: int = MAX_UPLOAD_BYTES, max_rows
         bad = [i for i, v in enumerate(out[column]) if not isinstance(v, str)]
         if bad:
             raise UploadError(f"row {bad[0] + 1}: {column} must be text, got {out[column].iloc[bad[0]]!r}")
-        # The same cap as the pair boxes: one long row would otherwise make a transport problem of
-        # (distinct tokens)^2 cells, tying up the shared CPU and gigabytes of memory.
-        long = [i for i, v in enumerate(out[column]) if len(v) > MAX_TEXT_CHARS]
-        if long:
-            raise UploadError(f"row {long[0] + 1}: the {column} has {len(out[column].iloc[long[0]])} characters; this "
-                              f"Space scores texts of up to {MAX_TEXT_CHARS} (use the `wrdscore` command for longer ones)")
+        for i, value in enumerate(out[column]):
+            check_text_length(value, f"row {i + 1}: the {column}")
     if "human" in frame.columns:
         out["human"] = _human_column(list(frame["human"]))
+        if not np.isfinite(out["human"]).any():
+            # Correlations over 0 rows would be reported as if they meant something.
+            raise UploadError("the 'human' column has no numbers (every row is empty or NaN); fill it in, "
+                              "or drop the column to score without correlations")
     return out.reset_index(drop=True)
+
+
+def _read_delimited(text: str, kind: str) -> pd.DataFrame:
+    sep, quoting = ("\t", csv.QUOTE_NONE) if kind == "tsv" else (",", csv.QUOTE_MINIMAL)
+    try:
+        with warnings.catch_warnings():
+            # index_col=False: pandas would otherwise take rows with one field more than the header
+            # (a trailing delimiter) as "index + columns" and shift every column left by one. The
+            # extra fields would then be dropped with only a warning; they are refused instead.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_filter=False,
+                               quoting=quoting, index_col=False)
+    except pd.errors.ParserWarning:
+        rows = csv.reader(io.StringIO(text), delimiter=sep, quoting=quoting)
+        width = len(next(rows))
+        number, fields_ = next(((k, len(r)) for k, r in enumerate(rows, 1) if len(r) > width), (0, 0))
+        raise UploadError(f"row {number} has {fields_} fields but the header names {width} columns (a "
+                          f"delimiter at the end of each row?); remove the extra fields or name them in the header") \
+            from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
+        detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise UploadError(f"could not read the file as {kind.upper()}: {detail}") from None
 
 
 def _read_jsonl(text: str) -> pd.DataFrame:
@@ -383,6 +425,11 @@ def _read_jsonl(text: str) -> pd.DataFrame:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise UploadError(f"line {number} is not valid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise UploadError(f"line {number} is nested too deeply; each line must be a flat JSON object with "
+                              "'prediction' and 'reference'") from None
+        except ValueError as exc:  # e.g. an integer longer than Python's int-to-string limit
+            raise UploadError(f"line {number} is not usable JSON: {exc}") from None
         if not isinstance(record, dict):
             raise UploadError(f"line {number} must be a JSON object with 'prediction' and 'reference', "
                               f"got {type(record).__name__}")
@@ -650,6 +697,16 @@ def _options_from_ui(embedding, variant, weights, tokenizer, oov, clip, rescale)
         raise gr.Error(_user_message(exc)) from None
 
 
+def on_options_change(embedding, variant, weights, tokenizer, oov, clip, rescale):
+    """Keep the rescale box usable only where a baseline exists, and say why when it is not."""
+    try:
+        reason = rescale_unavailable(metric_options(embedding, variant, weights, tokenizer, oov, clip, False))
+    except (ValueError, TypeError) as exc:
+        reason = _user_message(exc)
+    return gr.Checkbox(interactive=not reason, value=bool(rescale) and not reason,
+                       info=f"Unavailable: {reason}" if reason else "unrelated pairs centre on 0")
+
+
 def on_score_pair(prediction, reference, embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings):
     """Handler of the Score button: score cards, comparison table, signatures, two heatmaps, a note."""
     options = _options_from_ui(embedding, variant, weights, tokenizer, oov, clip, rescale)
@@ -718,6 +775,9 @@ def build_demo() -> "gr.Blocks":
                 with_siblings = gr.Checkbox(value=_siblings() is not None, label="Also ROUGE-1, BERTScore, MoverScore",
                                             interactive=_siblings() is not None)
         option_inputs = [embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings]
+        for control in (embedding, variant, weights, tokenizer, oov, clip):
+            control.change(on_options_change, inputs=option_inputs[:7], outputs=rescale, api_name=False,
+                           show_progress="hidden")
 
         with gr.Tab("Score a pair"):
             with gr.Row():

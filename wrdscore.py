@@ -25,7 +25,9 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions (list of str): generated texts (method names, summaries, sentences).
     references (list of str, or list of list of str): one reference, or several, per prediction;
-        with several, the reference with the best F1 is used and its index is returned.
+        with several, the reference with the best F1 is used and its index is returned. Strings and
+        lists may be mixed in one call: a string is one reference (read as the library reads it).
+        Lone surrogates ("\\ud800") in any text become U+FFFD, as in the library.
     variant (str): "wrd" (default; recall = 1 - WRD, greedy precision) or "paper" (equations 4-5;
         measured better on identifiers alone).
     backend (str): "static" (default) or "contextual" (a transformer encoder; MiniLM unless model= is given).
@@ -85,23 +87,36 @@ class WRDScore(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string"),
-                        "references": datasets.Sequence(datasets.Value("string")),
-                    }
-                ),
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string"),
-                        "references": datasets.Value("string"),
-                    }
-                ),
-            ],
+            # One schema: references are stored as lists, normalised by the library's rule (see
+            # add_batch). With two schemas evaluate picks one from the first example and casts the
+            # rest to it, so a plain string after a list became a list of its characters.
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Value("string"),
+                    "references": datasets.Sequence(datasets.Value("string")),
+                }
+            ),
             codebase_urls=["https://github.com/ravmus/wrdscore"],
             reference_urls=["https://arxiv.org/abs/2405.19220"],
         )
+
+    # compute(), add_batch() and add() all pass through these two, in every process of a distributed
+    # run, so what is stored (and what _compute reads back) is the library's reading of the input.
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add a batch of predictions and references (references: strings, lists of strings, or both)."""
+        if predictions is not None:
+            predictions = wrd_score.metric._check_texts("predictions", predictions)
+        if references is not None:
+            references = wrd_score.metric.reference_lists(references)
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one prediction and its reference (a string or a list of strings)."""
+        if prediction is not None:
+            prediction = wrd_score.metric._check_texts("prediction", [prediction])[0]
+        if reference is not None:
+            reference = wrd_score.metric.reference_lists([reference])[0]
+        return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def _compute(
         self,

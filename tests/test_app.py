@@ -416,3 +416,65 @@ def test_runs_from_a_plain_checkout(tmp_path):
                          timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().splitlines()[-1] == "1.0"
+
+
+# ------------------------------------------------------------------------------ issue 12
+UI = (DEFAULT, "paper", "norm", "auto (suits the embedding)", "auto", True, False, False)
+
+
+def test_trailing_delimiter_does_not_shift_columns(app, tmp_path):
+    """Item 3: pandas took the first column as an index and scored get_count against 0.9."""
+    path = tmp_path / "trailing.csv"
+    path.write_bytes(b"prediction,reference,human\ngetCount,get_count,0.9,\nsize,length,0.5,\n")
+    with pytest.raises(app.UploadError, match="row 1 has 4 fields but the header names 3 columns"):
+        app.read_upload(str(path))
+    named = tmp_path / "named.csv"  # the same file with the extra column named is fine
+    named.write_bytes(b"prediction,reference,human,\ngetCount,get_count,0.9,\n")
+    frame = app.read_upload(str(named))
+    assert frame["prediction"].tolist() == ["getCount"] and frame["human"].tolist() == [0.9]
+
+
+def test_human_column_without_numbers_is_an_error(app, tmp_path):
+    path = tmp_path / "nohuman.csv"
+    path.write_bytes(b"prediction,reference,human\ngetCount,get_count,\nsize,length,nan\n")
+    with pytest.raises(app.UploadError, match="'human' column has no numbers"):
+        app.read_upload(str(path))
+
+
+def test_text_cap_is_enforced_by_the_server_for_every_endpoint(app, tmp_path):
+    """Item 8: the 5,000-character cap lived only in the textbox; the API scored 70,000 characters."""
+    import gradio as gr
+
+    long = "getCount " * (app.MAX_TEXT_CHARS // 9 + 1)
+    with pytest.raises(gr.Error, match="5,000"):
+        app.on_score_pair(long, "size", *UI)
+    with pytest.raises(gr.Error, match="reference has"):
+        app.on_score_pair("size", long, *UI)
+    with pytest.raises(app.UploadError, match="up to 5,000"):
+        app.score_pair(long, "size", app.metric_options(DEFAULT))
+    path = tmp_path / "long.jsonl"
+    path.write_text(json.dumps({"prediction": "a", "reference": long}) + "\n")
+    with pytest.raises(gr.Error, match="row 1: the reference has"):
+        app.on_score_file(str(path), *UI, progress=lambda *a, **k: None)
+    ok = "x" * app.MAX_TEXT_CHARS
+    assert app.score_pair(ok, ok, app.metric_options(DEFAULT), siblings=False).f1 == 1.0
+
+
+@pytest.mark.parametrize("content, message", [
+    ("[" * 100000 + "]" * 100000, "line 1 is nested too deeply"),            # item 15: RecursionError
+    ('{"prediction": "a", "reference": "b", "human": 1' + "0" * 400 + "}", "human is too large"),  # item 13
+    ('{"prediction": "a", "reference": "b", "human": 1' + "0" * 5000 + "}", "line 1 is not usable JSON"),
+], ids=["deep-nesting", "400-digit-human", "5000-digit-human"])
+def test_hostile_jsonl_lines_get_a_message(app, tmp_path, content, message):
+    path = tmp_path / "x.jsonl"
+    path.write_text(content + "\n")
+    with pytest.raises(app.UploadError, match=message):
+        app.read_upload(str(path))
+
+
+def test_rescale_is_disabled_where_no_baseline_is_stored(app):
+    """Item 17: the GloVe preset has no baseline; the box says so instead of failing at scoring time."""
+    glove = app.on_options_change(GLOVE, "paper", "norm", app.TOKENIZER_AUTO, "auto", True, True)
+    assert glove.interactive is False and glove.value is False and "no rescaling baseline" in glove.info
+    default = app.on_options_change(DEFAULT, "paper", "norm", app.TOKENIZER_AUTO, "auto", True, True)
+    assert default.interactive is True and default.value is True

@@ -301,3 +301,116 @@ def test_progress_bar_on_a_terminal_only(files, capsys, monkeypatch):
         assert cli.main(["score", "-c", cands, "-r", refs1, "--chunk-size", "2", *extra]) == 0
         assert (f"{len(CANDS)}/{len(CANDS)}" in terminal.getvalue()) is shown, terminal.getvalue()
     capsys.readouterr()
+
+
+# ------------------------------------------------------------------------- streams (issue 12)
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _cli_base():
+    # This checkout's code (the installed console script may belong to another one).
+    return [sys.executable, "-m", "wrd_score.cli"]
+
+
+def _expected_json(refs):
+    return WRDScorer().score(CANDS, refs)
+
+
+def test_process_substitution_is_read_once(files):
+    """Item 2: `-c <(cat c) -r <(cat r)`: the checking pass used to consume the pipes (empty result, exit 0)."""
+    cands, refs1, _ = files
+    import shlex
+    command = " ".join(map(shlex.quote, _cli_base())) + f" score -c <(cat {shlex.quote(cands)}) " \
+                                                        f"-r <(cat {shlex.quote(refs1)}) --json"
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["f1"] == _expected_json(REFS1)["f1"]
+
+
+@pytest.mark.parametrize("name", ["-", "/dev/stdin"])
+def test_standard_input(files, name):
+    cands, refs1, refs2 = files
+    # A pipe, as from `generate | wrdscore ...` (a file redirected to stdin could be reopened).
+    proc = subprocess.run(_cli_base() + ["score", "-c", name, "-r", refs1, "-r", refs2, "--json"],
+                          input=Path(cands).read_text(encoding="utf-8"), capture_output=True, text=True,
+                          timeout=300, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    expected = _expected_json([list(pair) for pair in zip(REFS1, REFS2)])
+    assert got["f1"] == expected["f1"] and got["best_reference"] == expected["best_reference"]
+
+
+def test_stdin_twice_is_refused(files, capsys):
+    code, _, err = run_cli(capsys, "score", "-c", "-", "-r", "-")
+    assert code == 2 and "standard input ('-') can be given only once" in err
+
+
+def test_endless_line_is_refused_with_file_and_line(tmp_path, capsys, files):
+    """Item 11: /dev/zero is one endless line; it used to be read whole (gigabytes, then MemoryError)."""
+    from wrd_score.files import MAX_LINE_BYTES
+
+    _, refs1, _ = files
+    code, out, err = run_cli(capsys, "score", "-c", "/dev/zero", "-r", refs1)
+    assert code == 2 and out == ""
+    assert "'/dev/zero', line 1: longer than 1,000,000 bytes" in err
+    long = tmp_path / "long.txt"
+    long.write_bytes(b"getCount\n" + b"a" * (MAX_LINE_BYTES + 1) + b"\n")
+    code, _, err = run_cli(capsys, "score", "-c", str(long), "-r", refs1)
+    assert code == 2 and f"{str(long)!r}, line 2: longer than" in err
+    exact = tmp_path / "exact.txt"  # a line of exactly the limit (plus its newline) is fine
+    exact.write_bytes(b"a" * MAX_LINE_BYTES + b"\n")
+    assert list(iter_lines(str(exact))) == ["a" * MAX_LINE_BYTES]
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'{"get": 1' + b"0" * 400 + b'}', r"idf file '.*idf.json': idf\['get'\] must be finite and >= 0, got an integer "
+                                      r"of 401 digits"),
+    (b'{"get": "\xff"}', r"idf file '.*idf.json' is not UTF-8 text"),
+    (b'{"get": 1' + b"0" * 5000 + b'}', r"idf file '.*idf.json' is not valid JSON"),
+], ids=["400-digit", "not-utf8", "5000-digit"])
+def test_hostile_idf_files_name_the_file(files, tmp_path, capsys, content, message):
+    """Issue 12, items 13 and 17: OverflowError / UnicodeDecodeError without the file name."""
+    cands, refs1, _ = files
+    path = tmp_path / "idf.json"
+    path.write_bytes(content)
+    code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--weights", "idf", "--idf-file", str(path))
+    assert code == 2
+    import re
+    assert re.search(message, err), err
+
+
+def test_huge_integer_idf_weight_in_the_library():
+    with pytest.raises(ValueError, match=r"idf\['get'\] must be finite and >= 0"):
+        wrd_score.score(["get"], ["count"], weights="idf", idf={"get": 10**400})
+
+
+# ------------------------------------------------------------------ item 17 (issue 12): smaller holes
+def test_output_through_a_symlink_keeps_the_link(files, tmp_path, capsys):
+    cands, refs1, _ = files
+    target = tmp_path / "real.tsv"
+    target.write_text("old\n")
+    link = tmp_path / "link.tsv"
+    link.symlink_to(target)
+    code, _, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--per-example", "-o", str(link))
+    assert code == 0 and link.is_symlink() and os.readlink(link) == str(target)
+    assert len(target.read_text().splitlines()) == len(CANDS) + 1  # per-example lines, then the summary
+
+
+def test_unwritable_output_names_the_output_not_a_temporary_file(files, capsys):
+    cands, refs1, _ = files
+    code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "-o", "/proc/x.tsv")
+    assert code == 2 and "output '/proc/x.tsv'" in err and ".tmp" not in err
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "DIR"])
+def test_embedding_that_is_not_a_regular_file(tmp_path, path):
+    path = str(tmp_path) if path == "DIR" else path
+    with pytest.raises(ValueError, match="is not a regular file"):
+        WRDScorer(embedding=path)
+
+
+@pytest.mark.parametrize("options", [dict(embedding="glove-6b-50d"), dict(oov="exact"), dict(allow_pickle=True),
+                                     dict(embedding_format="npz")], ids=lambda o: next(iter(o)))
+def test_static_options_are_refused_with_the_contextual_backend(options):
+    with pytest.raises(ValueError, match=r"apply only to backend='static', but backend='contextual'"):
+        WRDScorer(backend="contextual", **options)

@@ -292,3 +292,29 @@ def test_uncached_hub_name_fails_fast_without_downloading():
 def test_bad_options(options, exc, match):
     with pytest.raises(exc, match=match):
         WRDScorer(**options)
+
+
+# Issue 12, item 12: torch's own failure was "AssertionError: Torch not compiled with CUDA enabled".
+@pytest.mark.parametrize("device, message", [("cuda", "CUDA is not available"), ("cuda:1", "CUDA is not available"),
+                                             ("mps", "MPS backend is not available")])
+def test_unavailable_device_is_a_clear_error(device, message, monkeypatch, capsys):
+    import torch
+
+    from wrd_score import cli
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    with pytest.raises(ValueError, match=message):
+        WRDScorer(backend="contextual", device=device)
+    assert cli.main(["score", "-c", "a", "-r", "b", "--backend", "contextual", "--device", device]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_cuda_index_past_the_visible_devices(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    with pytest.raises(ValueError, match=r"only 1 CUDA device\(s\) are visible"):
+        WRDScorer(backend="contextual", device="cuda:3")

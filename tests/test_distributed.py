@@ -34,13 +34,21 @@ WORKER = textwrap.dedent("""
 """)
 
 
-def test_two_processes_match_one(tmp_path):
+# Issue 12, item 1: each process inferred its own schema from its first example, so mixed
+# references (lists in one shard, strings first in the other) were read differently per shard.
+MIXED_REFS = [["get_count"], "getSize", ["empty", "isBlank"], "execute", "x", ["asString"], "hash",
+              ["dispose", "shutdown"], "read line"]
+
+
+@pytest.mark.parametrize("refs", [REFS, MIXED_REFS], ids=["lists", "mixed"])
+def test_two_processes_match_one(tmp_path, refs):
     # IDF weights fit on all references: a process scoring only its own shard would get other scores.
     weights = "idf"
+    import wrd_score
     evaluate = pytest.importorskip("evaluate")
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     experiment = f"wrdscore-test-{uuid.uuid4().hex[:8]}"
-    payload = json.dumps({"preds": PREDS, "refs": REFS, "weights": weights})
+    payload = json.dumps({"preds": PREDS, "refs": refs, "weights": weights})
     procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(rank), str(tmp_path / "cache"), experiment,
                                str(MODULE), payload], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=env)
@@ -60,6 +68,6 @@ def test_two_processes_match_one(tmp_path):
     distributed, other = outputs
     assert other is None  # only process 0 computes
 
-    single = evaluate.load(str(MODULE)).compute(predictions=PREDS, references=REFS, weights=weights)
-    assert distributed == single
+    single = evaluate.load(str(MODULE)).compute(predictions=PREDS, references=refs, weights=weights)
+    assert distributed == single == wrd_score.score(PREDS, refs, weights=weights)
     assert len(distributed["f1"]) == len(PREDS) and distributed["f1"][0] == 1.0

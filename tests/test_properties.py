@@ -86,6 +86,11 @@ control_text = st.text(st.characters(categories=["Cc", "Cf", "Zs", "Zl", "Zp", "
 mixed = st.lists(st.one_of(identifiers, st.sampled_from(SPECIAL), unicode_text), min_size=1, max_size=4).map(" ".join)
 texts = st.one_of(st.sampled_from(SPECIAL), identifiers, identifiers, unicode_text, control_text, mixed)
 pairs = st.lists(st.tuples(texts, texts), min_size=1, max_size=40)
+# Lone surrogates: valid Python strings with no UTF-8 form (any code point D800-DFFF, alone or in pairs).
+surrogate_text = st.lists(st.one_of(texts, st.text(st.characters(categories=["Cs"]), min_size=1, max_size=3)),
+                          min_size=1, max_size=4).map("".join)
+# References as evaluate users pass them: a string or a list of strings per example, mixed in one call.
+mixed_references = st.lists(st.one_of(texts, st.lists(texts, min_size=1, max_size=3)), min_size=1, max_size=12)
 multi = st.lists(st.tuples(texts, st.lists(texts, min_size=1, max_size=4)), min_size=1, max_size=20)
 
 CONFIGS = [dict(), dict(variant="wrd"), dict(weights="uniform"), dict(weights="idf"), dict(weights="norm*idf"),
@@ -333,6 +338,33 @@ def test_add_batch_equals_one_call(evaluate_metric, batch, data):
     CASES["add_batch"] += len(batch)
 
 
+@examples(12)
+@given(refs=mixed_references, data=st.data())
+def test_mixed_reference_schemas_equal_the_library(evaluate_metric, refs, data):
+    preds = data.draw(st.lists(texts, min_size=len(refs), max_size=len(refs)), label="predictions")
+    lib = wrd_score.score(preds, refs)
+    assert evaluate_metric.compute(predictions=preds, references=refs) == lib
+    size = data.draw(st.integers(1, len(refs)), label="batch size")
+    for lo in range(0, len(refs), size):
+        evaluate_metric.add_batch(predictions=preds[lo:lo + size], references=refs[lo:lo + size])
+    assert evaluate_metric.compute() == lib
+    CASES["mixed reference schemas"] += 2 * len(refs)
+
+
+def _replaced(text: str) -> str:
+    return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+
+
+@examples(40)
+@given(batch=st.lists(st.tuples(surrogate_text, surrogate_text), min_size=1, max_size=12))
+def test_lone_surrogates_score_as_the_replacement_character(batch):
+    preds, refs = map(list, zip(*batch))
+    out = wrd_score.score(preds, refs)
+    assert_valid(out, len(batch), context=batch)
+    assert out == wrd_score.score([_replaced(p) for p in preds], [_replaced(r) for r in refs])
+    CASES["lone surrogates"] += len(batch)
+
+
 def _long_text(draw_words: Sequence[str], n_tokens: int) -> str:
     return " ".join(draw_words[i % len(draw_words)] for i in range(n_tokens))
 
@@ -416,6 +448,19 @@ def test_contextual_symmetry_batch_order_and_multi_reference(tiny_model, batch, 
         assert abs(multi_out["f1"][i] - max(row)) <= CTX_ATOL, (batch, i)
         assert abs(row[multi_out["best_reference"][i]] - max(row)) <= CTX_ATOL, (batch, i)
     CASES["contextual invariants"] += 4 * len(batch) + len(preds) * (len(refs) + 1)
+
+
+@examples(10)
+@given(batch=st.lists(st.tuples(surrogate_text, surrogate_text), min_size=1, max_size=8))
+def test_contextual_lone_surrogates_score_as_the_replacement_character(tiny_model, batch):
+    s = ctx(tiny_model, {})
+    preds, refs = map(list, zip(*batch))
+    out = s.score(preds + preds, refs + preds)
+    n = len(batch)
+    assert_valid(out, 2 * n, context=batch)
+    assert out["f1"][n:] == [1.0] * n
+    assert out == s.score([_replaced(p) for p in preds * 2], [_replaced(r) for r in refs + preds])
+    CASES["contextual lone surrogates"] += 2 * n
 
 
 # ------------------------------------------------------------------------- Trainer hook

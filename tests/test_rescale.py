@@ -1,6 +1,7 @@
 """Baseline rescaling: the transform, the keyed baseline files, and the `wrdscore baseline` command."""
 import json
 import math
+import os
 import shutil
 
 import numpy as np
@@ -169,3 +170,47 @@ def test_the_shipped_default_embedding_has_a_current_baseline(options):
         pytest.skip("no shipped baselines file")
     out = WRDScorer(rescale_with_baseline=True, **options).score(["getCount", "size"], ["getCount", "readFile"])
     assert out["f1"][0] == pytest.approx(1.0) and out["f1"][1] < 0.5
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'{"format": 1, "baselines": {"k": {"precision": 1' + b"0" * 400 + b', "recall": 0.5, "f1": 0.5}}}',
+     "invalid precision baseline"),
+    (b'{"format": 1, "baselines": {"k": {"precision": 0.5, "recall": 0.5, "f1": true}}}', "invalid f1 baseline"),
+    (b'{"format": 1, "about": "\xff\xfe", "baselines": {}}', "could not read baselines file"),
+], ids=["huge-int", "bool", "not-utf8"])
+def test_hostile_baselines_files_name_the_file(emb, content, message):
+    """Issue 12, items 13 and 17: a huge integer was a numpy TypeError, non-UTF-8 a UnicodeDecodeError."""
+    path = emb + ".baselines.json"
+    with open(path, "wb") as handle:
+        handle.write(content)
+    with pytest.raises(ValueError, match=message) as info:
+        load_baselines(path)
+    assert repr(path) in str(info.value)
+
+
+def test_baseline_output_checked_before_scoring(emb, corpus, tmp_path, capsys, monkeypatch):
+    """Issue 12, item 17: --output <dir> failed after all the scoring and left <dir>.tmp-PID behind."""
+    import wrd_score.rescale as rescale
+
+    calls = []
+    monkeypatch.setattr(rescale, "compute_baseline", lambda *a, **k: calls.append(1))
+    out = tmp_path / "adir"
+    out.mkdir()
+    assert main(["baseline", "--corpus", corpus, "--embedding", emb, "--output", str(out)]) == 2
+    assert "is a directory" in capsys.readouterr().err and not calls
+    assert not [name for name in os.listdir(tmp_path) if name.startswith("adir.")]
+
+
+def test_save_baseline_leaves_no_temporary_file(tmp_path):
+    from wrd_score.rescale import save_baseline
+
+    out = tmp_path / "adir"
+    out.mkdir()
+    with pytest.raises(OSError):
+        save_baseline(str(out), "k", {"precision": 0.1, "recall": 0.1, "f1": 0.1})
+    assert os.listdir(tmp_path) == ["adir"]
+
+
+def test_one_pair_is_refused_not_nan(emb, corpus, capsys):
+    assert main(["baseline", "--corpus", corpus, "--embedding", emb, "--pairs", "1"]) == 2
+    assert "--pairs) must be an integer >= 2" in capsys.readouterr().err

@@ -168,3 +168,14 @@ def test_idbench_authors_baseline_reproduces(shared_data):
                        n_boot=100, progress=False)
     row = result.rows[0]
     assert 0.33 < row["spearman"] < 0.42 and row["n_dropped"] > 0
+
+
+def test_constant_human_column_advice_in_each_entry_points_syntax(tmp_path, capsys):
+    """Issue 12, item 17: the command line suggested the Python keyword human_range=(LO, HI)."""
+    path = tmp_path / "const.tsv"
+    path.write_text("prediction\treference\thuman\tscore\na\tb\t3\t0.1\nc\td\t3\t0.5\ne\tf\t3\t0.9\n")
+    assert main(["validate", str(path), "-m", "column:score", "--no-files", "--quiet", "--bootstrap", "10"]) == 2
+    err = capsys.readouterr().err
+    assert "give --human-range LO HI" in err and "human_range=(" not in err
+    with pytest.raises(ValueError, match=r"give human_range=\(LO, HI\)"):
+        validate(str(path), ["column:score"], n_boot=10, progress=False)

@@ -17,15 +17,18 @@ import contextlib
 import gzip
 import json
 import os
+import stat
 import sys
 import tempfile
 from array import array
-from typing import IO, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import IO, Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 __all__ = [
     "count_lines",
     "iter_lines",
     "resolve_inputs",
+    "Inputs",
+    "MAX_LINE_BYTES",
     "iter_file_pairs",
     "atomic_write",
     "cli_add_arguments",
@@ -39,11 +42,24 @@ _PATH_SUFFIXES = (".txt", ".gz", ".tsv", ".csv", ".json", ".jsonl", ".lst", ".sr
                   ".ref", ".refs", ".hyp", ".pred", ".cand", ".out")
 
 
+#: Longest input line, in bytes, without its line ending (after gzip decompression). A longer line is refused with its file
+#: and line number instead of being read whole: ``-c /dev/zero`` would otherwise fill memory with
+#: one endless line. A megabyte is some 100,000 identifier subtokens, far past any text the metric
+#: scores in useful time (transport is quadratic in the distinct tokens of a pair).
+MAX_LINE_BYTES = 1_000_000
+
+#: The input name that means standard input, as in sacreBLEU.
+STDIN = "-"
+
+
 # ---------------------------------------------------------------------------------- reading
 def _open_binary(path: str, name: str) -> IO[bytes]:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{name} must be a file path (str), got {type(path).__name__}")
     path = os.fspath(path)
+    if path == STDIN:
+        # Not closed with the handle: standard input belongs to the process.
+        return os.fdopen(os.dup(sys.stdin.fileno()), "rb")
     if not os.path.exists(path):
         raise FileNotFoundError(f"{name} file {path!r} does not exist")
     if os.path.isdir(path):
@@ -73,7 +89,13 @@ def iter_lines(path: str, name: str = "input") -> Iterator[str]:
     """
     with _open_binary(path, name) as handle:
         try:
-            for number, raw in enumerate(handle, 1):
+            number = 0
+            # readline with a limit: iterating the handle would read an endless line whole.
+            for raw in iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""):
+                number += 1
+                if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                    raise ValueError(f"{name} file {_shown(path)}, line {number}: longer than {MAX_LINE_BYTES:,} "
+                                     "bytes; split the text (the limit bounds memory)")
                 if raw.endswith(b"\n"):
                     raw = raw[:-1]
                 if raw.endswith(b"\r"):
@@ -81,10 +103,14 @@ def iter_lines(path: str, name: str = "input") -> Iterator[str]:
                 try:
                     yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
                 except UnicodeDecodeError as exc:
-                    raise ValueError(f"{name} file {os.fspath(path)!r}, line {number}: not valid UTF-8 "
+                    raise ValueError(f"{name} file {_shown(path)}, line {number}: not valid UTF-8 "
                                      f"(byte {exc.start}: {raw[exc.start:exc.start + 1]!r})") from None
         except (OSError, EOFError) as exc:  # e.g. a truncated or corrupt .gz
-            raise OSError(f"{name} file {os.fspath(path)!r} cannot be read: {exc}") from None
+            raise OSError(f"{name} file {_shown(path)} cannot be read: {exc}") from None
+
+
+def _shown(path: str) -> str:
+    return "'-' (standard input)" if path == STDIN else repr(os.fspath(path))
 
 
 def count_lines(path: str, name: str = "input") -> int:
@@ -100,12 +126,46 @@ def _looks_like_path(value: str) -> bool:
             ("/" in value or os.sep in value or value.lower().endswith(_PATH_SUFFIXES)))
 
 
-def resolve_inputs(candidates: str, references: Sequence[str], mode: str = "auto") -> Tuple[bool, int]:
+class Inputs(NamedTuple):
+    """What :func:`resolve_inputs` found: files or strings, the number of pairs, and the paths to read."""
+
+    are_files: bool
+    n: int
+    candidates: str
+    references: List[str]
+    spool: Any = None  # keeps the copies of streamed inputs alive (a TemporaryDirectory)
+
+
+def _is_stream(path: str) -> bool:
+    """Standard input, a pipe, a FIFO or a device: readable once, so it cannot be read twice."""
+    if path == STDIN:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _spool(path: str, name: str, folder: str) -> str:
+    # The checking pass and the scoring pass each read every input; a stream would be empty the
+    # second time. Its lines (checked as they go) are copied once to a file that can be re-read.
+    fd, copy = tempfile.mkstemp(dir=folder, suffix=".txt")
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+        for line in iter_lines(path, name):
+            out.write(line + "\n")
+    return copy
+
+
+def resolve_inputs(candidates: str, references: Sequence[str], mode: str = "auto") -> Inputs:
     """Decide whether the arguments are files or literal strings and validate them.
 
-    Returns ``(are_files, number_of_pairs)``.  ``mode`` is ``"auto"`` (files if any argument
-    names an existing file, then all must), ``"files"`` or ``"strings"``.  File inputs are read
-    once here to check they decode, are not empty and have equal line counts.
+    Returns :class:`Inputs` ``(are_files, n, candidates, references, spool)``: read the pairs from
+    the returned paths.  ``mode`` is ``"auto"`` (files if any argument names an existing file or is
+    ``-``, then all must), ``"files"`` or ``"strings"``.  ``-`` is standard input; it, pipes and
+    other inputs that can be read only once (``<(cmd)``, ``/dev/stdin``) are read once into a
+    temporary copy.  File inputs are read here to check they decode, are not empty and have equal
+    line counts.
     """
     if mode not in ("auto", "files", "strings"):
         raise ValueError(f"mode must be 'auto', 'files' or 'strings', got {mode!r}")
@@ -118,7 +178,7 @@ def resolve_inputs(candidates: str, references: Sequence[str], mode: str = "auto
     references = [os.fspath(r) if isinstance(r, os.PathLike) else r for r in references]
     values = [candidates, *references]
     if mode == "auto":
-        if any(os.path.exists(v) for v in values):
+        if any(v == STDIN or os.path.exists(v) for v in values):
             mode = "files"
         else:
             for v in values:
@@ -127,18 +187,26 @@ def resolve_inputs(candidates: str, references: Sequence[str], mode: str = "auto
                                             "pass --strings to score it as text")
             mode = "strings"
     if mode == "strings":
-        return False, 1
-    n = count_lines(candidates, "candidates")
+        return Inputs(False, 1, candidates, references)
+    if values.count(STDIN) > 1:
+        raise ValueError("standard input ('-') can be given only once among -c and -r")
+    names = ["candidates"] + [f"references[{i}]" for i in range(len(references))]
+    spool = None
+    if any(_is_stream(v) for v in values):
+        spool = tempfile.TemporaryDirectory(prefix="wrdscore-stdin-")
+        values = [_spool(v, name, spool.name) if _is_stream(v) else v for v, name in zip(values, names)]
+    shown = [candidates, *references]
+    n = count_lines(values[0], "candidates")
     if n == 0:
-        raise ValueError(f"candidates file {candidates!r} is empty")
-    for i, ref in enumerate(references):
-        m = count_lines(ref, f"references[{i}]")
+        raise ValueError(f"candidates file {_shown(shown[0])} is empty")
+    for i in range(1, len(values)):
+        m = count_lines(values[i], names[i])
         if m == 0:
-            raise ValueError(f"references file {ref!r} is empty")
+            raise ValueError(f"references file {_shown(shown[i])} is empty")
         if m != n:
-            raise ValueError(f"references file {ref!r} has {m} lines but candidates file "
-                             f"{candidates!r} has {n}; they must have one line per candidate")
-    return True, n
+            raise ValueError(f"references file {_shown(shown[i])} has {m} lines but candidates file "
+                             f"{_shown(shown[0])} has {n}; they must have one line per candidate")
+    return Inputs(True, n, values[0], values[1:], spool)
 
 
 def iter_file_pairs(candidates: str, references: Sequence[str]) -> Iterator[Pair]:
@@ -160,7 +228,8 @@ def iter_file_pairs(candidates: str, references: Sequence[str]) -> Iterator[Pair
 def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") -> Iterator[IO]:
     """Write ``path`` all at once: a temporary file in the same folder, renamed over it on success.
 
-    On any exception the temporary file is removed and ``path`` is left as it was.
+    On any exception the temporary file is removed and ``path`` is left as it was. A symlink is
+    written through: its target gets the new content and the link itself is kept.
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as d:
@@ -176,11 +245,16 @@ def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") 
     ...     open(p).read(), sorted(os.listdir(d))
     ('done\\n', ['out.txt'])
     """
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
+    shown = path = os.fspath(path)
+    # Through a symlink to its target: the rename then replaces the target, and the link stays.
+    path = os.path.realpath(path)
+    folder = os.path.dirname(path)
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"output folder {folder!r} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    except OSError as exc:  # e.g. /proc: the error would name the temporary file, not the output
+        raise OSError(f"cannot write output {shown!r}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, mode, encoding=encoding if "b" not in mode else None) as handle:
             yield handle
@@ -203,7 +277,7 @@ def _check_output(path: str, inputs: Sequence[str]) -> None:
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"output folder {folder!r} does not exist")
     if os.path.isdir(path):
-        raise IsADirectoryError(f"output {path!r} is a directory")
+        raise IsADirectoryError(f"output {path!r} is a directory, not a file")
     if not os.access(folder, os.W_OK):
         raise PermissionError(f"output folder {folder!r} is not writable")
     for value in inputs:
@@ -234,7 +308,9 @@ def _read_idf_file(path: str) -> Dict[str, float]:
         try:
             with open(path, encoding="utf-8") as handle:
                 data = json.load(handle)
-        except json.JSONDecodeError as exc:
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"idf file {path!r} is not UTF-8 text (byte {exc.start})") from None
+        except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
             raise ValueError(f"idf file {path!r} is not valid JSON: {exc}") from None
         if not isinstance(data, dict):
             raise ValueError(f"idf file {path!r} must hold a JSON object of token -> weight")
@@ -258,7 +334,8 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGr
     """The ``-c``/``-r``/``--files``/``--strings`` flags shared by every command that reads pairs."""
     io = parser.add_argument_group("input and output")
     io.add_argument("-c", "--candidates", required=True, metavar="FILE_OR_TEXT",
-                    help="file of candidates, one per line (plain or .gz), or one candidate string")
+                    help="file of candidates, one per line (plain or .gz; '-' reads standard input), "
+                         "or one candidate string")
     io.add_argument("-r", "--references", required=True, action="extend", nargs="+", metavar="FILE_OR_TEXT",
                     help="file(s) of references, one per line; several files (or -r repeated) give "
                          "several references per candidate, the best one counts. Or reference strings.")
@@ -279,6 +356,7 @@ def cli_add_arguments(parser: argparse.ArgumentParser) -> None:
         "  wrdscore score -c preds.txt -r refs.txt\n"
         "  wrdscore score -c preds.txt -r refs1.txt -r refs2.txt --per-example -o scores.tsv\n"
         "  wrdscore score -c getCount -r get_count -r size --json\n"
+        "  generate | wrdscore score -c - -r refs.txt\n"
         "exit status: 0 on success, 2 on bad input (nothing is written to -o then)."
     )
     io = add_input_arguments(parser)
@@ -311,7 +389,8 @@ def cli_run(args: argparse.Namespace) -> int:
         raise ValueError(f"--digits must be between 0 and 17, got {args.digits}")
     if args.chunk_size < 1:
         raise ValueError(f"--chunk-size must be a positive integer, got {args.chunk_size}")
-    are_files, n = resolve_inputs(args.candidates, args.references, args.input_mode)
+    inputs = resolve_inputs(args.candidates, args.references, args.input_mode)
+    are_files, n = inputs.are_files, inputs.n
     if args.output:
         _check_output(args.output, [args.candidates, *args.references] if are_files else [])
     scorer = WRDScorer(**options_from_args(args))
@@ -323,11 +402,15 @@ def cli_run(args: argparse.Namespace) -> int:
                              "pass --weights idf or norm*idf")
         from .weights import user_idf
 
-        idf = user_idf(_read_idf_file(args.idf_file))
+        table = _read_idf_file(args.idf_file)
+        try:
+            idf = user_idf(table)
+        except (TypeError, ValueError) as exc:  # name the file the bad weight came from
+            raise type(exc)(f"idf file {args.idf_file!r}: {exc}") from None
 
     def pairs() -> Iterator[Pair]:
         if are_files:
-            return iter_file_pairs(args.candidates, args.references)
+            return iter_file_pairs(inputs.candidates, inputs.references)
         return iter([(args.candidates, list(args.references))])
 
     if uses_idf and idf is None:

@@ -21,6 +21,7 @@ from .weights import IDFTable, user_idf
 __all__ = ["transformers_hook", "WRDScoreComputeMetrics", "score_dataset"]
 
 _IDF_WEIGHTS = ("idf", "norm*idf")
+_MAX_TOKEN_ID = 2**32
 
 
 def _check_prefix(prefix: Any) -> str:
@@ -90,6 +91,11 @@ class WRDScoreComputeMetrics:
             if array.size and (not np.all(np.isfinite(array)) or not np.all(array == np.round(array))):
                 raise ValueError(f"{name} must hold integer token ids")
             array = array.astype(np.int64)
+        # Tokenizers hold ids as unsigned 32-bit integers (a bigger one is an OverflowError deep in
+        # batch_decode); no vocabulary comes near that, so such an id is not a token id at all.
+        if array.size and array.max() >= _MAX_TOKEN_ID:
+            raise ValueError(f"{name} hold the id {int(array.max())}, beyond any tokenizer's range (token ids are "
+                             f"below 2**32); pass generated token ids or logits")
         # -100 is the ignore index of labels and the padding Trainer uses when it concatenates
         # generations of different lengths; no real id is negative, so every negative is padding.
         return np.where(array < 0, self.pad_token_id, array)

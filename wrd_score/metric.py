@@ -6,6 +6,7 @@ predictions against one or several references each.  :func:`score` is its functi
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass, fields, replace
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
@@ -70,6 +71,7 @@ class Options:
         self._validate_contextual()
         return self
 
+    _STATIC_FIELDS = ("embedding", "embedding_format", "allow_pickle", "oov")
     _CONTEXTUAL_FIELDS = ("model", "layer", "pooling", "device", "dtype", "batch_size", "max_length", "stride",
                           "trust_remote_code")
 
@@ -78,12 +80,13 @@ class Options:
 
         values = {name: getattr(self, name) for name in self._CONTEXTUAL_FIELDS}
         validate_contextual_options(**values)
-        if self.backend != "contextual":
-            defaults = Options.__dataclass_fields__
-            changed = [name for name in self._CONTEXTUAL_FIELDS if values[name] != defaults[name].default]
-            if changed:
-                raise ValueError(f"option(s) {changed} apply only to backend='contextual', "
-                                 f"but backend={self.backend!r}")
+        # Options of the other backend would be silently ignored: refused both ways.
+        defaults = Options.__dataclass_fields__
+        other = self._STATIC_FIELDS if self.backend == "contextual" else self._CONTEXTUAL_FIELDS
+        changed = [name for name in other if getattr(self, name) != defaults[name].default]
+        if changed:
+            owner = "static" if self.backend == "contextual" else "contextual"
+            raise ValueError(f"option(s) {changed} apply only to backend={owner!r}, but backend={self.backend!r}")
 
     def backend_key(self) -> tuple:
         if self.backend == "contextual":
@@ -114,32 +117,54 @@ def _choice(name: str, value: Any, allowed: Sequence[str]) -> None:
 _UNORDERED = (set, frozenset, Mapping)
 
 
+# Python strings may hold lone surrogates ("\ud800": no UTF-8 form), which tokenizers, Arrow and
+# every file format refuse. The one rule for all entry points: each becomes U+FFFD, the character
+# a UTF-8 decoder puts in place of bytes it cannot decode. No tokenizer keeps a symbol, so static
+# scores equal those of the raw text.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(values: List[str]) -> List[str]:
+    try:
+        "".join(values).encode("utf-8")  # one C-level pass for the common case
+        return values
+    except UnicodeEncodeError:
+        return [_SURROGATE.sub("\ufffd", value) for value in values]
+
+
 def _check_texts(name: str, values: Any) -> List[str]:
     if isinstance(values, (str, *_UNORDERED)) or not isinstance(values, Sequence) and not hasattr(values, "__iter__"):
         raise TypeError(f"{name} must be a list of strings, got {type(values).__name__}")
     values = list(values)
-    if set(map(type, values)) <= {str}:  # the common case, checked at C speed
-        return values
-    for i, value in enumerate(values):
-        if not isinstance(value, str):
-            raise TypeError(f"{name}[{i}] must be a string, got {type(value).__name__} ({value!r})")
-    return values
+    if not set(map(type, values)) <= {str}:  # the common case is checked at C speed
+        for i, value in enumerate(values):
+            if not isinstance(value, str):
+                raise TypeError(f"{name}[{i}] must be a string, got {type(value).__name__} ({value!r})")
+    return _without_surrogates(values)
 
 
-def _check_references(references: Any, n: int) -> List[List[str]]:
+def reference_lists(references: Any) -> List[List[str]]:
+    """The one reading of a ``references`` argument: each item is a string (one reference) or a
+    non-empty list of strings (several); every item becomes a list of strings.
+
+    Items of both kinds may be mixed in one call. Every adapter (the evaluate module, the app,
+    datasets scoring) normalises through this function, so none can read a plain string as a list
+    of characters or a list as its string form.
+
+    >>> reference_lists([["size", "get_count"], "set_color"])
+    [['size', 'get_count'], ['set_color']]
+    """
     if isinstance(references, (str, *_UNORDERED)) or not hasattr(references, "__iter__"):
         raise TypeError(f"references must be a list of strings or of lists of strings, got {type(references).__name__}")
     references = list(references)
-    if len(references) != n:
-        raise ValueError(f"predictions and references must have the same length, got {n} and {len(references)}")
     if set(map(type, references)) <= {str}:  # one plain reference each: no per-item checks needed
-        return [[ref] for ref in references]
+        return [[ref] for ref in _without_surrogates(references)]
     out: List[List[str]] = []
     for i, ref in enumerate(references):
         if isinstance(ref, str):
-            out.append([ref])
+            out.append(_without_surrogates([ref]))
             continue
-        if ref is None or not hasattr(ref, "__iter__") or isinstance(ref, _UNORDERED):
+        if ref is None or not hasattr(ref, "__iter__") or isinstance(ref, (bytes, *_UNORDERED)):
             raise TypeError(f"references[{i}] must be a string or a list of strings, got {type(ref).__name__}")
         ref = list(ref)
         if not ref:
@@ -147,7 +172,14 @@ def _check_references(references: Any, n: int) -> List[List[str]]:
         for j, item in enumerate(ref):
             if not isinstance(item, str):
                 raise TypeError(f"references[{i}][{j}] must be a string, got {type(item).__name__} ({item!r})")
-        out.append(ref)
+        out.append(_without_surrogates(ref))
+    return out
+
+
+def _check_references(references: Any, n: int) -> List[List[str]]:
+    out = reference_lists(references)
+    if len(out) != n:
+        raise ValueError(f"predictions and references must have the same length, got {n} and {len(out)}")
     return out
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 import gzip
 import json
+import math
 import os
 import sys
 import threading
@@ -107,19 +108,28 @@ def load_baselines(path: str) -> Dict[str, Dict[str, Any]]:
     try:
         with open(path, encoding="utf8") as handle:
             data = json.load(handle)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"could not read baselines file {path!r}: {exc}") from exc
+    except (OSError, ValueError) as exc:  # JSONDecodeError, UnicodeDecodeError (not UTF-8) are ValueErrors
+        raise ValueError(f"could not read baselines file {path!r}: {exc}") from None
     entries = data.get("baselines") if isinstance(data, dict) else None
     if not isinstance(entries, dict):
         raise ValueError(f"baselines file {path!r} has no 'baselines' object")
     for key, entry in entries.items():
         for name in FIELDS:
             value = entry.get(name) if isinstance(entry, dict) else None
-            if not isinstance(value, (int, float)) or not np.isfinite(value) or value >= 1.0:
+            # math.isfinite, not numpy's: a huge JSON integer is a finite Python int but no float.
+            if (isinstance(value, bool) or not isinstance(value, (int, float)) or not _as_float_is_finite(value)
+                    or value >= 1.0):
                 raise ValueError(f"baselines file {path!r}: entry {key!r} has an invalid {name} baseline {value!r}")
     with _LOCK:
         _CACHE[stamp] = entries
     return entries
+
+
+def _as_float_is_finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def lookup_baseline(signature: str, embedding: Optional[str] = None) -> Dict[str, Any]:
@@ -148,11 +158,11 @@ def save_baseline(path: str, key: str, entry: Mapping[str, Any]) -> None:
                              "pairs per configuration; see wrd_score/rescale.py")
     data["baselines"][key] = dict(entry)
     data["baselines"] = dict(sorted(data["baselines"].items()))
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf8") as handle:
+    from .files import atomic_write  # removes its temporary file on failure
+
+    with atomic_write(path) as handle:
         json.dump(data, handle, indent=1, sort_keys=False)
         handle.write("\n")
-    os.replace(tmp, path)
 
 
 # ---------------------------------------------------------------------------- computing
@@ -222,6 +232,9 @@ def compute_baseline(scorer: Any, corpus: str, n_pairs: int = 2000, seed: int = 
     """
     if getattr(scorer.options, "rescale_with_baseline", False):
         raise ValueError("compute a baseline with rescale_with_baseline=False (it is the raw score's mean)")
+    if isinstance(n_pairs, bool) or not isinstance(n_pairs, int) or n_pairs < 2:
+        # One pair has no standard error (it would be NaN in the file).
+        raise ValueError(f"n_pairs (--pairs) must be an integer >= 2, got {n_pairs!r}")
     texts = read_corpus(corpus, columns)
     preds, refs = random_pairs(texts, n_pairs, seed)
     result = scorer.score(preds, refs)
@@ -278,11 +291,14 @@ def cli_run(args) -> int:
               file=sys.stderr)
     scorer = WRDScorer(**options)
     command = getattr(args, "_command_line", None)
-    key, entry = compute_baseline(scorer, args.corpus, args.pairs, args.seed, args.columns, command=command)
     output = args.output
     if output is None:
         embedding = scorer.options.embedding
         output = baseline_files(embedding)[-1] if os.path.isfile(embedding) else shipped_baseline_path()
+    from .files import _check_output
+
+    _check_output(output, [args.corpus])  # before the scoring, not after it
+    key, entry = compute_baseline(scorer, args.corpus, args.pairs, args.seed, args.columns, command=command)
     save_baseline(output, key, entry)
     print(f"{key}\n  precision {entry['precision']:.4f}  recall {entry['recall']:.4f}  f1 {entry['f1']:.4f}"
           f"  ({entry['n_pairs']} pairs of {entry['corpus']}, seed {entry['seed']})\n  written to {output}")

@@ -494,9 +494,9 @@ def cli_run(args) -> int:
     if not 0 <= args.digits <= 17:
         raise ValueError(f"--digits must be between 0 and 17, got {args.digits}")
     metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
-    are_files, _ = resolve_inputs(args.candidates, args.references, args.input_mode)
-    if are_files:
-        rows = list(iter_file_pairs(args.candidates, args.references))
+    inputs = resolve_inputs(args.candidates, args.references, args.input_mode)
+    if inputs.are_files:
+        rows = list(iter_file_pairs(inputs.candidates, inputs.references))
         predictions, references = [p for p, _ in rows], [r for _, r in rows]
     else:
         predictions, references = [args.candidates], [list(args.references)]

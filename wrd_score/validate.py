@@ -392,6 +392,10 @@ class ValidationResult:
         return format_markdown(self)
 
 
+class ConstantHumanError(ValueError):
+    """The human column cannot give the score range; the caller must name it (its syntax differs by entry point)."""
+
+
 def _human_range(values: np.ndarray, given: Optional[Sequence[float]]) -> Tuple[float, float]:
     if given is not None:
         if len(given) != 2:
@@ -402,7 +406,7 @@ def _human_range(values: np.ndarray, given: Optional[Sequence[float]]) -> Tuple[
         return lo, hi
     finite = values[np.isfinite(values)]
     if finite.size == 0 or np.ptp(finite) == 0:
-        raise ValueError("the human column has fewer than two distinct values; give human_range=(LO, HI)")
+        raise ConstantHumanError("the human column has fewer than two distinct values; give human_range=(LO, HI)")
     return float(finite.min()), float(finite.max())
 
 
@@ -625,10 +629,13 @@ def cli_run(args) -> int:
     from .cli import options_from_args
 
     output_dir = None if args.no_files else args.output_dir
-    results = validate(args.files, args.metrics or DEFAULT_METRICS, human=args.human, group_by=args.group_by,
-                       human_range=args.human_range, n_boot=args.bootstrap, seed=args.seed,
-                       options=options_from_args(args), reference=args.reference_metric,
-                       output_dir=output_dir, progress=not args.quiet)
+    try:
+        results = validate(args.files, args.metrics or DEFAULT_METRICS, human=args.human, group_by=args.group_by,
+                           human_range=args.human_range, n_boot=args.bootstrap, seed=args.seed,
+                           options=options_from_args(args), reference=args.reference_metric,
+                           output_dir=output_dir, progress=not args.quiet)
+    except ConstantHumanError as exc:  # the same advice in this command's own syntax
+        raise ValueError(str(exc).replace("human_range=(LO, HI)", "--human-range LO HI")) from None
     for i, result in enumerate(results):
         if i:
             print()

@@ -66,6 +66,9 @@ def user_idf(mapping: Mapping[str, float]) -> IDFTable:
             value = float(value)
         except (TypeError, ValueError):
             raise TypeError(f"idf[{token!r}] must be a number, got {value!r}") from None
+        except OverflowError:  # an int too large for a float, e.g. 400 digits from a JSON file
+            raise ValueError(f"idf[{token!r}] must be finite and >= 0, got an integer of "
+                             f"{len(str(abs(value)))} digits") from None
         if not math.isfinite(value) or value < 0:
             raise ValueError(f"idf[{token!r}] must be finite and >= 0, got {value}")
         weights[token] = value

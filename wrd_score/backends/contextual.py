@@ -310,11 +310,24 @@ _MODELS_LOCK = threading.Lock()
 
 
 def _resolve_device(device: str) -> str:
-    if device != "auto":
-        return device
     import torch
 
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    # Checked here, before the model moves: torch's own failure is an AssertionError from deep
+    # inside (e.g. "Torch not compiled with CUDA enabled").
+    if device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise ValueError(f"device={device!r}, but CUDA is not available to this torch "
+                             f"({torch.__version__}); use device='cpu' or 'auto'")
+        index = int(device.partition(":")[2] or 0)
+        if index >= torch.cuda.device_count():
+            raise ValueError(f"device={device!r}, but only {torch.cuda.device_count()} CUDA device(s) are visible")
+    elif device == "mps":
+        mps = getattr(torch.backends, "mps", None)
+        if mps is None or not mps.is_available():
+            raise ValueError("device='mps', but Apple's MPS backend is not available; use device='cpu' or 'auto'")
+    return device
 
 
 def load_model(model: str, device: str = "auto", dtype: str = "float32", trust_remote_code: bool = False) -> _LoadedModel:

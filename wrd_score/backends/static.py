@@ -235,6 +235,9 @@ class StaticEmbedding:
         if path == "glove-6b-50d":
             return cls._load_glove_package()
         if not os.path.isfile(path):
+            if os.path.exists(path):  # a directory, device (/dev/zero) or pipe: nothing to load, or endless
+                raise ValueError(f"embedding {path!r} is not a regular file (a directory, device or pipe); "
+                                 "give the path of an embedding file")
             raise FileNotFoundError(
                 f"embedding file {path!r} does not exist (named embeddings: {list(NAMED_EMBEDDINGS)})"
             )
