@@ -46,9 +46,9 @@ def check_transport_size(spans: Sequence[np.ndarray], label: Callable[[int], str
         nodes = len(span) if occurrences else len(np.unique(span))
         if nodes > MAX_TRANSPORT_NODES:
             what = "tokens" if occurrences else "distinct tokens (transport nodes)"
-            gib = 8 * nodes * nodes / 2**30
+            mib = 8 * nodes * nodes / 2**20
             raise ValueError(f"{label(i)} has {nodes} {what}; the limit is {MAX_TRANSPORT_NODES} per text "
-                             f"(its dense transport problem would need over {gib:.1f} GiB a matrix)")
+                             f"(its dense transport problem would need over {mib:,.0f} MiB a matrix)")
 
 
 def f1_score(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
