@@ -169,3 +169,18 @@ def test_the_shipped_default_embedding_has_a_current_baseline(options):
         pytest.skip("no shipped baselines file")
     out = WRDScorer(rescale_with_baseline=True, **options).score(["getCount", "size"], ["getCount", "readFile"])
     assert out["f1"][0] == pytest.approx(1.0) and out["f1"][1] < 0.5
+
+
+def test_rescaled_swap_symmetry_within_the_documented_bound():
+    """Rescaled P(p, r) and R(r, p) differ only through b_P != b_R (documented in rescale.py)."""
+    s = WRDScorer(rescale_with_baseline=True)
+    raw = WRDScorer()
+    base = lookup_baseline(s.signature())
+    b_p, b_r = base["precision"], base["recall"]
+    preds = ["testStaleObjectUpdatedAndFlushed", "getCount", "set value", "closeFile"]
+    refs = ["testUtf8WithOriginalQsFlagsRB", "size", "value", "openStream"]
+    forward, backward = s.score(preds, refs), s.score(refs, preds)
+    x = np.array(raw.score(preds, refs)["precision"])
+    bound = abs(b_p - b_r) * (1 - x) / (1 - max(b_p, b_r)) ** 2 + 1e-12
+    gap = np.abs(np.array(forward["precision"]) - np.array(backward["recall"]))
+    assert (gap <= bound).all(), (gap, bound)
