@@ -292,3 +292,15 @@ def test_uncached_hub_name_fails_fast_without_downloading():
 def test_bad_options(options, exc, match):
     with pytest.raises(exc, match=match):
         WRDScorer(**options)
+
+
+def test_transport_node_cap_counts_every_contextual_occurrence(monkeypatch):
+    """Every occurrence is its own node with this backend, so a repeated word counts each time
+    (the static backend would merge it into one node)."""
+    from wrd_score import scoring
+
+    monkeypatch.setattr(scoring, "MAX_TRANSPORT_NODES", 10)
+    text = " ".join(["cat"] * 11)
+    with pytest.raises(ValueError, match=r"references\[0\]\[0\] has 11 transport nodes"):
+        WRDScorer(backend="contextual").score(["cat"], [text])
+    assert WRDScorer().score(["cat"], [text])["f1"] == [1.0]

@@ -269,9 +269,9 @@ def test_transport_node_cap_is_a_clear_error_naming_the_text(monkeypatch):
     repeated = " ".join(["get count"] * 50)  # 100 tokens, 2 distinct: within the cap
     s = WRDScorer()
     assert s.score([repeated], [repeated])["f1"] == [1.0]
-    with pytest.raises(ValueError, match=r"predictions\[1\] has 21 distinct tokens.*limit is 20"):
+    with pytest.raises(ValueError, match=r"predictions\[1\] has 21 transport nodes.*limit is 20"):
         s.score(["get", wide], ["get", "size"])
-    with pytest.raises(ValueError, match=r"references\[0\]\[1\] has 21 distinct"):
+    with pytest.raises(ValueError, match=r"references\[0\]\[1\] has 21 transport nodes"):
         s.score(["get"], [["size", wide]])
     with pytest.raises(ValueError, match=r"reference has 21 tokens"):
         s.explain("get", wide)

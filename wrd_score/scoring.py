@@ -45,7 +45,7 @@ def check_transport_size(spans: Sequence[np.ndarray], label: Callable[[int], str
             continue
         nodes = len(span) if occurrences else len(np.unique(span))
         if nodes > MAX_TRANSPORT_NODES:
-            what = "tokens" if occurrences else "distinct tokens (transport nodes)"
+            what = "tokens" if occurrences else "transport nodes (distinct tokens; every token with the contextual backend)"
             mib = 8 * nodes * nodes / 2**20
             raise ValueError(f"{label(i)} has {nodes} {what}; the limit is {MAX_TRANSPORT_NODES} per text "
                              f"(its dense transport problem would need over {mib:,.0f} MiB a matrix)")
