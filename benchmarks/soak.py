@@ -53,9 +53,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--factor", type=int, default=20, help="examples per test = factor x the CI profile's")
     parser.add_argument("--pairs-only", action="store_true", help="skip the property run")
-    parser.add_argument("--distinct", type=int, nargs="*", default=[2500, 5000, 7500],
-                        help="sizes of the all-distinct adversarial pairs (the default vocabulary has 15,688 words)")
-    parser.add_argument("--no-contextual", action="store_true", help="skip the contextual 10,000-token row")
+    parser.add_argument("--distinct", type=int, nargs="*", default=[2500, 3900],
+                        help="sizes of the all-distinct adversarial pairs (the default vocabulary has 15,688 words; "
+                             "above wrd_score.scoring.MAX_TRANSPORT_NODES = 4,096 nodes a text is refused)")
+    # The contextual row's 10,000 occurrences a side are over MAX_TRANSPORT_NODES: the library
+    # refuses that pair now, so the row is skipped unless the cap is raised for a measurement.
+    parser.add_argument("--no-contextual", action="store_true", default=True,
+                        help="skip the contextual 10,000-token row (default: refused by the 4,096-node cap)")
     args = parser.parse_args(argv)
     status = 0 if args.pairs_only else run_properties(args.factor)
     run_pairs(args.distinct, not args.no_contextual)

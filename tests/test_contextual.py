@@ -318,3 +318,15 @@ def test_cuda_index_past_the_visible_devices(monkeypatch):
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
     with pytest.raises(ValueError, match=r"only 1 CUDA device\(s\) are visible"):
         WRDScorer(backend="contextual", device="cuda:3")
+
+
+def test_transport_node_cap_counts_every_contextual_occurrence(monkeypatch):
+    """Every occurrence is its own node with this backend, so a repeated word counts each time
+    (the static backend would merge it into one node)."""
+    from wrd_score import scoring
+
+    monkeypatch.setattr(scoring, "MAX_TRANSPORT_NODES", 10)
+    text = " ".join(["cat"] * 11)
+    with pytest.raises(ValueError, match=r"references\[0\]\[0\] has 11 transport nodes"):
+        WRDScorer(backend="contextual").score(["cat"], [text])
+    assert WRDScorer().score(["cat"], [text])["f1"] == [1.0]

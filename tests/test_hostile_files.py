@@ -543,3 +543,116 @@ def test_app_writes_results_only_into_a_fresh_temporary_directory(space_app, tmp
             assert out.parent.name.startswith("wrdscore-app-") and "/" not in out.name, out
         finally:
             shutil.rmtree(out.parent, ignore_errors=True)
+
+
+# ------------------------------------------------------------- issue 12: hostile sizes and rows
+@pytest.mark.parametrize("header", [True, False])
+def test_truncated_text_row_is_refused_not_broadcast(tmp_path, header):
+    """gensim parses ``count 0.4`` as ``[0.4, 0.4, 0.4]``; it must be an error naming file and line."""
+    lines = (["2 3"] if header else []) + ["get 0.1 0.2 0.3", "count 0.4"]
+    path = tmp_path / "cut.txt"
+    path.write_text("\n".join(lines), encoding="utf-8")  # no final newline: a cut-off download
+    with pytest.raises(ValueError, match=r"cut\.txt.*line %d" % (3 if header else 2)):
+        StaticEmbedding.load(str(path))
+
+
+def test_convert_refuses_a_truncated_text_file(tmp_path):
+    from wrd_score.cli import main
+
+    src = tmp_path / "cut.vec"
+    src.write_text("2 3\nget 0.1 0.2 0.3\ncount 0.4\n", encoding="utf-8")
+    assert main(["convert", str(src), str(tmp_path / "out.npz")]) == 2
+    assert not (tmp_path / "out.npz").exists()
+
+
+def _zip_bomb(path: Path, dim: int) -> Path:
+    """A valid .npz whose one vector has ``dim`` zeros: a few MB on disk, ``8 * dim`` bytes loaded."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
+        archive.writestr("words.npy", _npy_bytes(np.array(["get"])))
+        with archive.open("vectors.npy", "w", force_zip64=True) as handle:
+            header = io.BytesIO()
+            np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (1, dim)})
+            handle.write(header.getvalue())
+            zeros = bytes(1 << 20)
+            for _ in range(8 * dim // len(zeros)):
+                handle.write(zeros)
+    return path
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def test_npz_zip_bomb_is_refused_from_its_headers(tmp_path, monkeypatch):
+    from wrd_score.backends import static
+
+    path = _zip_bomb(tmp_path / "bomb.npz", 1 << 22)  # 32 MB unpacked; the limit is lowered to match
+    monkeypatch.setattr(static, "MAX_NPZ_BYTES", 1 << 24)
+    monkeypatch.setattr(np, "load", lambda *a, **k: pytest.fail("np.load ran before the size check"))
+    with pytest.raises(ValueError, match=r"bomb\.npz.*limit"):
+        StaticEmbedding.load(str(path))
+
+
+def test_npz_dimension_above_the_limit_is_refused(tmp_path):
+    from wrd_score.backends.static import MAX_DIM
+
+    path = tmp_path / "wide.npz"
+    np.savez(path, words=np.array(["get"]), vectors=np.ones((1, MAX_DIM + 1)))
+    with pytest.raises(ValueError, match=r"wide\.npz.*dimension"):
+        StaticEmbedding.load(str(path))
+
+
+def test_npz_header_declaring_more_than_its_entry_holds_is_refused(tmp_path):
+    path = tmp_path / "liar.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("words.npy", _npy_bytes(np.array(["get"])))
+        header = io.BytesIO()
+        np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (1, 1 << 29)})
+        archive.writestr("vectors.npy", header.getvalue() + bytes(64))
+    with pytest.raises(ValueError, match=r"liar\.npz.*declares"):
+        StaticEmbedding.load(str(path))
+
+
+@pytest.mark.parametrize("ngram_range, ngrams, message", [
+    ([1, 10**9], np.ones((8, 4)), "max_n"),
+    ([3, 6], np.ones((0, 4)), "buckets >= 1"),
+])
+def test_npz_ngram_fields_are_checked_on_load(tmp_path, ngram_range, ngrams, message):
+    path = tmp_path / "ng.npz"
+    np.savez(path, words=np.array(WORDS), vectors=_vectors(), ngram_vectors=ngrams,
+             ngram_range=np.array(ngram_range, dtype=np.int64))
+    with pytest.raises(ValueError, match=message):
+        StaticEmbedding.load(str(path))
+
+
+def test_limits_admit_a_large_default_like_file(tmp_path):
+    """A 384-dim float16 file with a multi-MB tokenizer JSON string and extra arrays loads."""
+    path = tmp_path / "big.npz"
+    words = np.array([f"w{i}" for i in range(20_000)])
+    np.savez_compressed(path, words=words, vectors=np.random.default_rng(0).normal(size=(20_000, 384)).astype(np.float16),
+                        tokenizer=np.array(json.dumps({"vocab": {f"piece{i}": i for i in range(100_000)}})),
+                        piece_vectors=np.ones((30_000, 384), dtype=np.float16))
+    assert StaticEmbedding.load(str(path)).dim == 384
+
+
+def test_meta_name_cannot_forge_the_signature_or_borrow_a_baseline(tmp_path):
+    real = WRDScorer(rescale_with_baseline=True).signature()
+    forged_emb = real.split("emb:", 1)[1].split("|", 1)[0]  # wrd-java-default@sha256:...
+    path = tmp_path / "forged.npz"
+    np.savez(path, words=np.array(WORDS), vectors=_vectors(),
+             meta=np.array(json.dumps({"name": forged_emb + "|tok:identifier|oov:auto|x"})))
+    scorer = WRDScorer(embedding=str(path), rescale_with_baseline=True)
+    sig = scorer.signature()
+    assert sig.count("|") == real.count("|") and sig.count("@") == 1, sig
+    with pytest.raises(ValueError, match="no baseline"):
+        scorer.score(["get count"], ["size"])
+
+
+def test_ordinary_names_keep_their_signature(tmp_path):
+    sig = WRDScorer().signature()
+    assert "emb:wrd-java-default@sha256:" in sig
+    path = tmp_path / "my_vectors-v2.npz"
+    np.savez(path, words=np.array(WORDS), vectors=_vectors())
+    assert "emb:my_vectors-v2@sha256:" in WRDScorer(embedding=str(path)).signature()

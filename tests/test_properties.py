@@ -501,3 +501,40 @@ def test_zz_case_tally():
     if len(CASES) < 8:
         pytest.skip("only part of the property suite ran; the tally needs the whole file")
     assert total >= MIN_CASES, dict(CASES)
+
+
+# ------------------------------------------------------------- scaled embeddings (issue 12, item 7)
+SCALES = [1e-300, 1e-150, 1e-100, 1e-20, 1.0, 1e20, 1e100, 1e160, 1e300]
+
+
+@pytest.fixture(scope="module")
+def scaled_embeddings(tmp_path_factory):
+    """One small random embedding over WORDS, written at each scale in SCALES (float64 .npz)."""
+    from wrd_score.backends.static import StaticEmbedding
+
+    base = np.random.default_rng(7).normal(size=(len(WORDS), 16))
+    root = tmp_path_factory.mktemp("scaled")
+    paths = {}
+    for scale in SCALES:
+        paths[scale] = str(root / f"scaled-{scale:g}.npz")
+        StaticEmbedding(WORDS, base * scale).save(paths[scale], dtype="float64")
+    return paths
+
+
+scaled_embedding = st.sampled_from(SCALES)  # strategy: the scale an embedding's vectors are multiplied by
+
+
+@examples(60)
+@given(scale=scaled_embedding, weights=st.sampled_from(["norm", "uniform"]),
+       pairs=st.lists(st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6),
+                                st.lists(st.sampled_from(WORDS), min_size=1, max_size=6)), min_size=1, max_size=4))
+def test_scores_do_not_depend_on_embedding_scale(scaled_embeddings, scale, weights, pairs):
+    """Cosines and norm masses are scale-invariant: ``c * vectors`` scores as ``vectors`` for every
+    finite ``c > 0`` (norms computed naively overflow at 1e160 and underflow at 1e-150)."""
+    preds = [" ".join(p) for p, _ in pairs]
+    refs = [" ".join(r) for _, r in pairs]
+    plain = wrd_score.score(preds, refs, embedding=scaled_embeddings[1.0], weights=weights)
+    scaled = wrd_score.score(preds, refs, embedding=scaled_embeddings[scale], weights=weights)
+    for key in ("precision", "recall", "f1"):
+        assert np.allclose(scaled[key], plain[key], rtol=0, atol=1e-9), (scale, key, scaled[key], plain[key])
+    CASES["scaled embeddings"] += len(pairs)

@@ -214,3 +214,18 @@ def test_save_baseline_leaves_no_temporary_file(tmp_path):
 def test_one_pair_is_refused_not_nan(emb, corpus, capsys):
     assert main(["baseline", "--corpus", corpus, "--embedding", emb, "--pairs", "1"]) == 2
     assert "--pairs) must be an integer >= 2" in capsys.readouterr().err
+
+
+def test_rescaled_swap_symmetry_within_the_documented_bound():
+    """Rescaled P(p, r) and R(r, p) differ only through b_P != b_R (documented in rescale.py)."""
+    s = WRDScorer(variant="paper", rescale_with_baseline=True)  # the symmetric variant
+    raw = WRDScorer(variant="paper")
+    base = lookup_baseline(s.signature())
+    b_p, b_r = base["precision"], base["recall"]
+    preds = ["testStaleObjectUpdatedAndFlushed", "getCount", "set value", "closeFile"]
+    refs = ["testUtf8WithOriginalQsFlagsRB", "size", "value", "openStream"]
+    forward, backward = s.score(preds, refs), s.score(refs, preds)
+    x = np.array(raw.score(preds, refs)["precision"])
+    bound = abs(b_p - b_r) * (1 - x) / (1 - max(b_p, b_r)) ** 2 + 1e-12
+    gap = np.abs(np.array(forward["precision"]) - np.array(backward["recall"]))
+    assert (gap <= bound).all(), (gap, bound)

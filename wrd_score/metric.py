@@ -15,7 +15,7 @@ import numpy as np
 
 from . import __version__
 from .backends.static import OOV_POLICIES, StaticBackend, load_embedding
-from .scoring import VARIANTS, f1_score, pair_detail, PairDetail, score_pairs
+from .scoring import VARIANTS, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs
 from .tokenize import TOKENIZERS
 from .weights import WEIGHTS, IDFTable, fit_idf, token_masses, user_idf
 
@@ -280,6 +280,7 @@ class WRDScorer:
         text_list = list(dict.fromkeys(predictions + flat_refs))
         texts: Dict[str, int] = dict(zip(text_list, range(len(text_list))))
         enc = self.backend.encode(text_list)
+        check_transport_size(enc.spans, lambda i: _where(text_list[i], predictions, refs))
         masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table)
         pairs = np.empty((len(flat_refs), 2), dtype=np.int64)
         pred_rows = np.fromiter(map(texts.__getitem__, predictions), dtype=np.int64, count=len(predictions))
@@ -335,9 +336,20 @@ class WRDScorer:
         idf_table = self.idf_table(refs, idf)
         texts = [predictions[0], refs[0][0]]
         enc = self.backend.encode(texts)
+        check_transport_size(enc.spans, ("prediction", "reference").__getitem__, occurrences=True)
         masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table)
         return pair_detail(enc, texts[0], texts[1], enc.spans[0], enc.spans[1], masses,
                            self.options.variant, self.options.clip_negative)
+
+
+def _where(text: str, predictions: Sequence[str], refs: Sequence[Sequence[str]]) -> str:
+    """``predictions[i]`` or ``references[i][j]``: where a text first appears, for error messages."""
+    if text in predictions:
+        return f"predictions[{predictions.index(text)}]"
+    for i, group in enumerate(refs):
+        if text in group:
+            return f"references[{i}][{group.index(text)}]"
+    return "a text"
 
 
 def score(predictions: Sequence[str], references: References, *,

@@ -12,6 +12,13 @@ Identical texts still score 1; scores of unrelated texts centre on 0 and can go 
 (bert_score's rescaled scores do the same).  The transform is monotone, so it never changes a
 rank correlation; it only changes the level (and so MSE/MAE against a human scale).
 
+Precision and recall keep their own baselines ``b_P`` and ``b_R`` (each the mean of that score over
+random ordered pairs).  For the paper variant both estimate the same expectation, so they differ only
+by sampling noise (0.299011 vs 0.299095 for the default, within their standard errors); keeping both
+as measured keeps published rescaled numbers reproducible, at the price that rescaled
+``precision(p, r)`` and ``recall(r, p)`` differ by at most ``|b_P - b_R| * (1 - x) / (1 - b)**2``
+(checked by ``tests/test_rescale.py``).
+
 Baselines live in JSON files keyed by the metric's signature without its version field
 (:func:`baseline_key`), each entry with its provenance (corpus, its sha256, pairs, seed, command,
 date).  Lookup order: ``baselines.json`` shipped beside the default embedding, then

@@ -13,7 +13,7 @@ whose masses are all zero falls back to uniform masses.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -25,6 +25,30 @@ __all__ = ["VARIANTS", "cosine_matrix", "prf_from_plan", "f1_score", "PairDetail
            "score_pairs"]
 
 VARIANTS = ("paper", "wrd")
+
+
+#: Most transport nodes one text may bring: distinct tokens (static backend) or token occurrences
+#: (contextual backend, where every occurrence has its own vector).  A pair's dense problem then
+#: holds at most 4096 x 4096 float64 cells (128 MiB a matrix; POT keeps a few), and takes seconds,
+#: not the minutes and gigabytes (or a C++ ``std::bad_alloc`` abort) of an unbounded one.
+MAX_TRANSPORT_NODES = 4096
+
+
+def check_transport_size(spans: Sequence[np.ndarray], label: Callable[[int], str], occurrences: bool = False) -> None:
+    """Refuse a text whose transport problem exceeds :data:`MAX_TRANSPORT_NODES`, before any
+    per-pair matrix is allocated (POT aborts the process on allocation failure: no Python error).
+
+    ``occurrences=True`` counts every token (for :func:`pair_detail`, whose matrices are per token).
+    """
+    for i, span in enumerate(spans):
+        if len(span) <= MAX_TRANSPORT_NODES:
+            continue
+        nodes = len(span) if occurrences else len(np.unique(span))
+        if nodes > MAX_TRANSPORT_NODES:
+            what = "tokens" if occurrences else "transport nodes (distinct tokens; every token with the contextual backend)"
+            mib = 8 * nodes * nodes / 2**20
+            raise ValueError(f"{label(i)} has {nodes} {what}; the limit is {MAX_TRANSPORT_NODES} per text "
+                             f"(its dense transport problem would need over {mib:,.0f} MiB a matrix)")
 
 
 def f1_score(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 import warnings
 from collections import OrderedDict
@@ -41,6 +42,14 @@ _DEFAULT_FILE = "wrd-minilm-distilled.npz"
 _SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-java-default": "wrd-java-default.npz"}
 _FASTTEXT_MAGIC = 793712314  # first int32 of every Facebook fastText .bin (gensim's _FASTTEXT_FILEFORMAT_MAGIC)
 
+# Limits on an embedding file, checked against the .npz's declared sizes before anything is
+# allocated (listed in SECURITY.md).  They admit a 40 MB, 384-dim default with a tokenizer JSON
+# and extra arrays many times over; they refuse zip bombs and headers that promise gigabytes.
+MAX_NPZ_ENTRIES = 64
+MAX_NPZ_BYTES = 1 << 30  # uncompressed, all arrays together
+MAX_DIM = 4096
+MAX_NGRAM_N = 32  # fastText uses 3..6; each n-gram length costs one hash per character of a token
+
 
 def file_sha256(path: str) -> str:
     """sha256 of a file, read in 1 MB blocks (embeddings and corpora are too big to read whole)."""
@@ -60,6 +69,39 @@ def shipped_path(filename: str = _DEFAULT_FILE) -> str:
         # is) has no ``wrd_score._shipped`` mapping; the folder itself sits beside the package.
         root = Path(__file__).resolve().parents[2] / "embeddings"
     return str(root.joinpath(filename))
+
+
+def safe_norms(vectors: np.ndarray) -> np.ndarray:
+    """Euclidean row norms that neither overflow nor underflow (cosines must not depend on scale).
+
+    Rows of ordinary magnitude take the plain ``np.linalg.norm`` (so scores stay bit-identical);
+    rows where squaring would leave float64's range are divided by their largest entry first.
+    """
+    norms = np.linalg.norm(vectors, axis=1)
+    risky = ~((norms > 1e-100) & (norms < 1e100))
+    if risky.any():
+        sub = vectors[risky]
+        top = np.abs(sub).max(axis=1) if sub.shape[1] else np.zeros(len(sub))
+        scaled = np.divide(sub, top[:, None], out=np.zeros_like(sub), where=top[:, None] > 0)
+        norms[risky] = top * np.linalg.norm(scaled, axis=1)
+    return norms
+
+
+def unit_rows(vectors: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """``(units, norms)`` of float64 rows, scale-invariant: ``units`` of ``c * vectors`` equal those of
+    ``vectors`` (to rounding) for any finite ``c > 0``; a zero row gets a zero unit and norm 0."""
+    norms = safe_norms(vectors)
+    units = np.zeros_like(vectors)
+    ok = norms > 0
+    plain = ok & (norms > 1e-100) & (norms < 1e100)
+    np.divide(vectors, norms[:, None], out=units, where=plain[:, None])
+    odd = ok & ~plain
+    if odd.any():
+        sub = vectors[odd]
+        top = np.abs(sub).max(axis=1)
+        scaled = sub / top[:, None]
+        units[odd] = scaled / np.linalg.norm(scaled, axis=1)[:, None]
+    return units, norms
 
 
 class StaticEmbedding:
@@ -96,6 +138,8 @@ class StaticEmbedding:
         vectors = np.asarray(vectors)
         if vectors.ndim != 2 or vectors.shape[0] == 0 or vectors.shape[1] == 0:
             raise ValueError(f"embedding vectors must be a non-empty 2-D matrix, got shape {vectors.shape}")
+        if vectors.shape[1] > MAX_DIM:
+            raise ValueError(f"embedding {name!r} has dimension {vectors.shape[1]}, above the limit of {MAX_DIM}")
         if vectors.dtype == bool or not (np.issubdtype(vectors.dtype, np.floating)
                                          or np.issubdtype(vectors.dtype, np.integer)):
             # Otherwise numpy's own "ufunc 'isfinite' not supported" surfaces, naming nothing.
@@ -112,14 +156,15 @@ class StaticEmbedding:
             )
         if ngram_vectors is not None:
             ngram_vectors = np.asarray(ngram_vectors)
-            if ngram_vectors.ndim != 2 or ngram_vectors.shape[1] != vectors.shape[1]:
+            if ngram_vectors.ndim != 2 or ngram_vectors.shape[1] != vectors.shape[1] or ngram_vectors.shape[0] == 0:
                 raise ValueError(
-                    f"n-gram matrix shape {ngram_vectors.shape} does not match the word vectors' dimension {vectors.shape[1]}"
+                    f"n-gram matrix shape {ngram_vectors.shape} must be (buckets >= 1, {vectors.shape[1]}) to match "
+                    f"the word vectors' dimension"
                 )
             if not np.isfinite(ngram_vectors).all():
                 raise ValueError(f"embedding {name!r} has NaN or inf values in its n-gram vectors")
-            if not (1 <= min_n <= max_n):
-                raise ValueError(f"n-gram lengths must satisfy 1 <= min_n <= max_n, got {min_n}, {max_n}")
+            if not (1 <= min_n <= max_n <= MAX_NGRAM_N):
+                raise ValueError(f"n-gram lengths must satisfy 1 <= min_n <= max_n <= {MAX_NGRAM_N}, got {min_n}, {max_n}")
         self.tokenizer_json = tokenizer_json
         self._pieces = _piece_tokenizer(tokenizer_json, name) if tokenizer_json is not None else None
         self.words: List[str] = [str(w) for w in words]
@@ -132,7 +177,7 @@ class StaticEmbedding:
         self.name = name
         self.checksum = checksum
         self.meta = dict(meta or {})
-        norms = np.linalg.norm(vectors.astype(np.float64), axis=1)
+        norms = safe_norms(vectors.astype(np.float64))
         positive = norms[norms > 0]
         # The mass of a token without a vector: the typical mass of a known token, so that an
         # unknown word neither dominates nor vanishes from the transport problem.
@@ -264,6 +309,7 @@ class StaticEmbedding:
         # np.load falls back to unpickling for a non-zip file; say what is actually wrong instead.
         if not zipfile.is_zipfile(path):
             raise ValueError(f"embedding file {path!r} is not a .npz (zip) archive; it is corrupt or another format")
+        _check_npz_sizes(path)
         try:
             with np.load(path, allow_pickle=False) as data:
                 missing = {"words", "vectors"} - set(data.files)
@@ -316,9 +362,13 @@ class StaticEmbedding:
 
                 if format in ("word2vec", "word2vec-binary"):
                     _check_word2vec_header(path, binary=(format == "word2vec-binary"))
+                if format in ("word2vec", "glove"):
+                    _check_text_rows(path, header=(format == "word2vec"))
                 kv = KeyedVectors.load_word2vec_format(
                     path, binary=(format == "word2vec-binary"), no_header=(format == "glove")
                 )
+        except _Refused:
+            raise
         except Exception as exc:  # gensim's own ValueErrors ("could not broadcast...") do not name the file
             raise ValueError(
                 f"could not read embedding file {path!r} as {format} (truncated, corrupt, rows of different "
@@ -386,6 +436,69 @@ def _write_npz(path: str, arrays: Dict[str, np.ndarray]) -> None:
             info.external_attr = 0o644 << 16
             with archive.open(info, "w", force_zip64=True) as handle:
                 np.lib.format.write_array(handle, np.asarray(array), allow_pickle=False)
+
+
+class _Refused(ValueError):
+    """A file check's own error (it names the file), re-raised as is by the loaders' wrappers."""
+
+
+def _check_text_rows(path: str, header: bool) -> None:
+    """Every row of a word2vec/GloVe text file must hold a word and exactly ``dim`` values.
+
+    gensim parses a short row by numpy broadcasting (``count 0.4`` becomes ``[0.4, 0.4, 0.4]``),
+    so a truncated file would load, score and convert silently wrong.
+    """
+    import gzip
+
+    gz = path.lower().endswith(".gz")
+    dim = None
+    with (gzip.open(path, "rb") if gz else open(path, "rb")) as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if header and line_no == 1:
+                dim = int(line.split()[1])
+                continue
+            # gensim's own split (rstrip, then single spaces), so the count is what it would parse.
+            fields = len(line.rstrip().split(b" ")) - 1
+            if dim is None:
+                dim = fields
+            if fields != dim:
+                raise _Refused(f"embedding file {path!r} line {line_no}: expected a word and {dim} values, "
+                              f"found {fields} values (truncated or corrupt file)")
+
+
+def _check_npz_sizes(path: str) -> None:
+    """Check an .npz's entries against the limits from their zip and .npy headers, before numpy
+    allocates anything (a 2 MB zip bomb can declare a 2**29-dimensional vector)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = archive.infolist()
+            if len(infos) > MAX_NPZ_ENTRIES:
+                raise _Refused(f"embedding file {path!r} has {len(infos)} entries, above the limit of {MAX_NPZ_ENTRIES}")
+            total = sum(info.file_size for info in infos)
+            if total > MAX_NPZ_BYTES:
+                raise _Refused(f"embedding file {path!r} unpacks to {total} bytes, above the limit of {MAX_NPZ_BYTES}")
+            declared = 0
+            for info in infos:
+                with archive.open(info) as handle:
+                    version = np.lib.format.read_magic(handle)
+                    read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                                   else np.lib.format.read_array_header_2_0)
+                    shape, _, dtype = read_header(handle)
+                nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                declared += nbytes
+                if nbytes > info.file_size or declared > MAX_NPZ_BYTES:
+                    raise _Refused(f"embedding file {path!r}: array {info.filename!r} declares shape {shape} "
+                                     f"of {dtype} ({nbytes} bytes), more than its entry holds or the limit of "
+                                     f"{MAX_NPZ_BYTES} bytes")
+                if info.filename in ("vectors.npy", "ngram_vectors.npy") and len(shape) == 2 and shape[1] > MAX_DIM:
+                    raise _Refused(f"embedding file {path!r}: {info.filename} has dimension {shape[1]}, "
+                                     f"above the limit of {MAX_DIM}")
+    except _Refused:
+        raise
+    except Exception as exc:  # bad zip, bad npy header
+        raise ValueError(f"could not read embedding file {path!r} as npz: {type(exc).__name__}: {exc}") from exc
 
 
 def _check_word2vec_header(path: str, binary: bool) -> None:
@@ -524,7 +637,11 @@ class StaticBackend:
         checksum = (emb.checksum or "unhashed")
         if not checksum.startswith("kumo"):
             checksum = f"sha256:{checksum[:12]}"
-        return {"backend": "static", "emb": f"{emb.name}@{checksum}", "tok": self.tokenizer_name, "oov": self.oov}
+        # The name comes from the file (meta.name) and must not carry the signature's separators
+        # ('|', ':', '@'): otherwise a file could forge another embedding's checksum and borrow its
+        # rescaling baseline.  Ordinary names (letters, digits, '.', '_', '-') are unchanged.
+        name = re.sub(r"[^A-Za-z0-9._+-]", "_", str(emb.name))[:64] or "custom"
+        return {"backend": "static", "emb": f"{name}@{checksum}", "tok": self.tokenizer_name, "oov": self.oov}
 
     def tokenize_all(self, texts: Iterable[str]) -> List[List[str]]:
         return [self.tokenize(text) for text in texts]
@@ -552,9 +669,9 @@ class StaticBackend:
         hits = np.flatnonzero(known)
         if hits.size:
             vectors[hits] = emb.vectors[np.asarray(idx)[hits]]
-        norms = np.linalg.norm(vectors, axis=1)
-        # A zero vector has no direction; treating it as unknown keeps the cosine defined.
-        exact_only = norms <= 1e-12
+        units, norms = unit_rows(vectors)
+        # A zero vector has no direction; treating it as unknown keeps the cosine defined.  (Only an
+        # exact zero: a threshold on the norm would make a uniformly tiny embedding all-unknown.)
+        exact_only = norms == 0
         norms = np.where(exact_only, emb.mean_norm, norms)
-        units = np.divide(vectors, norms[:, None], out=np.zeros_like(vectors), where=~exact_only[:, None])
         return Encoded(units=units, norms=norms, exact_only=exact_only, tokens=tokens, spans=spans)
