@@ -630,9 +630,16 @@ def test_npz_ngram_fields_are_checked_on_load(tmp_path, ngram_range, ngrams, mes
 def test_limits_admit_a_large_default_like_file(tmp_path):
     """A 384-dim float16 file with a multi-MB tokenizer JSON string and extra arrays loads."""
     path = tmp_path / "big.npz"
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+
     words = np.array([f"w{i}" for i in range(20_000)])
+    vocab = {f"piece{i}": i for i in range(100_000)}
+    vocab["[UNK]"] = len(vocab)
+    tokenizer = Tokenizer(WordLevel(vocab, unk_token="[UNK]")).to_str()  # a real tokenizer, about 2 MB
+    assert len(tokenizer) > 1_500_000
     np.savez_compressed(path, words=words, vectors=np.random.default_rng(0).normal(size=(20_000, 384)).astype(np.float16),
-                        tokenizer=np.array(json.dumps({"vocab": {f"piece{i}": i for i in range(100_000)}})),
+                        tokenizer=np.array(tokenizer),
                         piece_vectors=np.ones((30_000, 384), dtype=np.float16))
     assert StaticEmbedding.load(str(path)).dim == 384
 
@@ -651,8 +658,8 @@ def test_meta_name_cannot_forge_the_signature_or_borrow_a_baseline(tmp_path):
 
 
 def test_ordinary_names_keep_their_signature(tmp_path):
-    sig = WRDScorer().signature()
-    assert "emb:wrd-java-default@sha256:" in sig
+    assert "emb:wrd-minilm-distilled@sha256:" in WRDScorer().signature()
+    assert "emb:wrd-java-default@sha256:1748089c6358" in WRDScorer(embedding="wrd-java-default").signature()
     path = tmp_path / "my_vectors-v2.npz"
     np.savez(path, words=np.array(WORDS), vectors=_vectors())
     assert "emb:my_vectors-v2@sha256:" in WRDScorer(embedding=str(path)).signature()
