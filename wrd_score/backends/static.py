@@ -177,13 +177,21 @@ class StaticEmbedding:
         self.name = name
         self.checksum = checksum
         self.meta = dict(meta or {})
-        norms = safe_norms(vectors.astype(np.float64))
-        positive = norms[norms > 0]
-        # The mass of a token without a vector: the typical mass of a known token, so that an
-        # unknown word neither dominates nor vanishes from the transport problem.
-        self.mean_norm = float(positive.mean()) if positive.size else 1.0
+        self._mean_norm: Optional[float] = None
         self._ngram_cache: "OrderedDict[str, np.ndarray]" = OrderedDict()
         self._lock = threading.Lock()
+
+    @property
+    def mean_norm(self) -> float:
+        """The mass of a token without a vector: the typical mass of a known token, so that an
+        unknown word neither dominates nor vanishes from the transport problem.  Computed on first
+        use: with word pieces or n-grams almost every token has a vector, and the norms of the
+        whole vocabulary cost about as much as the rest of loading."""
+        if self._mean_norm is None:
+            norms = safe_norms(self.vectors.astype(np.float64))
+            positive = norms[norms > 0]
+            self._mean_norm = float(positive.mean()) if positive.size else 1.0
+        return self._mean_norm
 
     @property
     def dim(self) -> int:
@@ -673,5 +681,6 @@ class StaticBackend:
         # A zero vector has no direction; treating it as unknown keeps the cosine defined.  (Only an
         # exact zero: a threshold on the norm would make a uniformly tiny embedding all-unknown.)
         exact_only = norms == 0
-        norms = np.where(exact_only, emb.mean_norm, norms)
+        if exact_only.any():
+            norms = np.where(exact_only, emb.mean_norm, norms)
         return Encoded(units=units, norms=norms, exact_only=exact_only, tokens=tokens, spans=spans)
