@@ -31,11 +31,10 @@ pieces we use to transformers' own.
 """
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections import Counter
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -66,14 +65,11 @@ def count_tokens(corpora: Sequence[Tuple[str, str]]) -> Counter:
             for doc in Corpus(path, fmt):
                 counts.update(doc)
         elif fmt == "stsb":
-            import csv
+            from .validate import read_judgments  # the one reader of human-judgment files
 
-            with open(path, encoding="utf-8", newline="") as handle:
-                rows = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-                next(rows, None)
-                for row in rows:
-                    for text in row[1:3]:
-                        counts.update(split_words(text))
+            frame = read_judgments(path)
+            for text in (*frame["prediction"], *frame["reference"]):
+                counts.update(split_words(text))
         else:
             raise ValueError(f"corpus format must be tokens, identifiers or stsb, got {fmt!r} for {path!r}")
     return counts
