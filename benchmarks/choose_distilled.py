@@ -29,8 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from wrd_score import WRDScorer  # noqa: E402
 from wrd_score.distill import (build_vocabulary, count_tokens, default_corpora, encode_tokens,  # noqa: E402
-                               load_encoder, postprocess)
-from wrd_score.backends.static import StaticEmbedding  # noqa: E402
+                               load_encoder, postprocess, save_distilled)
 from wrd_score.validate import read_judgments  # noqa: E402
 
 SETS = {f"idbench_{s}": DATA / "idbench" / f"idbench_{s}.tsv" for s in ("small", "medium", "large")}
@@ -164,10 +163,7 @@ def main(argv=None):
                                 vec = corpus_sif(postprocess(base, pca or None, None), vocab, counts, sif)
                             else:
                                 vec = postprocess(base, pca or None, sif or None)
-                            keep = np.linalg.norm(vec, axis=1) > 0
-                            StaticEmbedding([w for w, k in zip(vocab, keep) if k], vec[keep].astype(np.float32),
-                                            tokenizer_json=tokenizer_json, name=cand,
-                                            meta={"name": cand}).save(file)
+                            save_distilled(file, vocab, vec, tokenizer_json, {"name": cand})
                         for variant in args.variants:
                             for weights in args.weights:
                                 row = evaluate(sets, wrd_scorer(dict(embedding=file, variant=variant, weights=weights)))

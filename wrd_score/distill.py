@@ -40,7 +40,8 @@ import numpy as np
 
 from .backends.static import StaticEmbedding
 
-__all__ = ["POOLINGS", "DEFAULT_CORPORA", "count_tokens", "encode_tokens", "build_vocabulary", "distill"]
+__all__ = ["POOLINGS", "DEFAULT_CORPORA", "count_tokens", "encode_tokens", "build_vocabulary", "postprocess",
+           "save_distilled", "distill"]
 
 POOLINGS = ("pieces", "all", "first")
 #: Corpora of the default vocabulary, relative to the ``shared/data`` folder, with their format:
@@ -197,18 +198,29 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     words = build_vocabulary(counts, tokenizer, min_count)
     vectors = encode_tokens(encoder, tokenizer, words, [resolved], pooling, progress)[resolved]
     vectors = postprocess(vectors, pca_dims, sif)
-    keep = np.linalg.norm(vectors, axis=1) > 0
-    words = [w for w, k in zip(words, keep) if k]
-    vectors = vectors[keep]
     tokenizer_json = tokenizer.backend_tokenizer.to_str()
     # No date or host path: the same command on the same software writes a byte-identical file.
     meta = {
         "name": name, "method": "distill", "model": _model_label(model, path),
         "layer": resolved, "pooling": pooling, "pca_dims": pca_dims, "sif": sif, "min_count": min_count,
         "corpora": [{"path": os.path.basename(p), "format": f} for p, f in corpora],
-        "vocabulary": len(words), "dtype": dtype, "command": command,
+        "dtype": dtype, "command": command,
     }
-    emb = StaticEmbedding(words, vectors.astype(np.float32), tokenizer_json=tokenizer_json, name=name, meta=meta)
+    return save_distilled(output, words, vectors, tokenizer_json, meta, dtype)
+
+
+def save_distilled(output: str, words: Sequence[str], vectors: np.ndarray, tokenizer_json: str, meta: dict,
+                   dtype: str = "float16") -> str:
+    """Write a distilled embedding (the tokenizer travels with it); returns the file's sha256.
+
+    Tokens without a vector (the tokenizer drops them entirely) are left out: the file's
+    unknown-word rule composes them, and they would be zero rows otherwise.
+    """
+    keep = np.linalg.norm(vectors, axis=1) > 0
+    words = [w for w, k in zip(words, keep) if k]
+    meta = dict(meta, vocabulary=len(words))
+    emb = StaticEmbedding(words, np.asarray(vectors)[keep].astype(np.float32), tokenizer_json=tokenizer_json,
+                          name=meta.get("name", "custom"), meta=meta)
     return emb.save(output, dtype=dtype)
 
 

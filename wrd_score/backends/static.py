@@ -71,6 +71,13 @@ def shipped_path(filename: str = _DEFAULT_FILE) -> str:
     return str(root.joinpath(filename))
 
 
+def _by_largest_entry(rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """``(top, rows / top)`` with ``top`` each row's largest absolute entry (0 rows stay 0): rows
+    scaled into a range where squaring neither overflows nor underflows."""
+    top = np.abs(rows).max(axis=1) if rows.shape[1] else np.zeros(len(rows))
+    return top, np.divide(rows, top[:, None], out=np.zeros_like(rows), where=top[:, None] > 0)
+
+
 def safe_norms(vectors: np.ndarray) -> np.ndarray:
     """Euclidean row norms that neither overflow nor underflow (cosines must not depend on scale).
 
@@ -80,9 +87,7 @@ def safe_norms(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1)
     risky = ~((norms > 1e-100) & (norms < 1e100))
     if risky.any():
-        sub = vectors[risky]
-        top = np.abs(sub).max(axis=1) if sub.shape[1] else np.zeros(len(sub))
-        scaled = np.divide(sub, top[:, None], out=np.zeros_like(sub), where=top[:, None] > 0)
+        top, scaled = _by_largest_entry(vectors[risky])
         norms[risky] = top * np.linalg.norm(scaled, axis=1)
     return norms
 
@@ -97,9 +102,7 @@ def unit_rows(vectors: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     np.divide(vectors, norms[:, None], out=units, where=plain[:, None])
     odd = ok & ~plain
     if odd.any():
-        sub = vectors[odd]
-        top = np.abs(sub).max(axis=1)
-        scaled = sub / top[:, None]
+        _, scaled = _by_largest_entry(vectors[odd])
         units[odd] = scaled / np.linalg.norm(scaled, axis=1)[:, None]
     return units, norms
 
@@ -115,7 +118,7 @@ class StaticEmbedding:
         min_n, max_n: n-gram lengths used with ``ngram_vectors``.
         tokenizer_json: optional serialised Hugging Face ``tokenizers`` tokenizer (a distilled
             embedding carries its encoder's word-piece tokenizer); out-of-vocabulary tokens then get
-            the mean of their word pieces' vectors (:meth:`piece_vector`). Needs only the
+            the mean of their word pieces' vectors (:meth:`oov_vector`). Needs only the
             ``tokenizers`` package, never torch or transformers.
         name: a short name recorded in the signature.
         checksum: sha256 of the file it came from (recorded in the signature).
@@ -178,7 +181,7 @@ class StaticEmbedding:
         self.checksum = checksum
         self.meta = dict(meta or {})
         self._mean_norm: Optional[float] = None
-        self._ngram_cache: "OrderedDict[str, np.ndarray]" = OrderedDict()
+        self._oov_cache: "OrderedDict[str, np.ndarray]" = OrderedDict()
         self._lock = threading.Lock()
 
     @property
@@ -215,9 +218,9 @@ class StaticEmbedding:
         """Vector of an out-of-vocabulary token: the mean of its fastText n-gram vectors (as gensim's
         ``FastTextKeyedVectors``) or of its word pieces' vectors; zeros when it has neither."""
         with self._lock:
-            cached = self._ngram_cache.get(token)
+            cached = self._oov_cache.get(token)
             if cached is not None:
-                self._ngram_cache.move_to_end(token)
+                self._oov_cache.move_to_end(token)
                 return cached
         if self.ngram_vectors is not None:
             from gensim.models.fasttext import ft_ngram_hashes
@@ -229,9 +232,9 @@ class StaticEmbedding:
             table = self.vectors
         vector = table[rows].astype(np.float64).mean(axis=0) if len(rows) else np.zeros(self.dim)
         with self._lock:
-            self._ngram_cache[token] = vector
-            if len(self._ngram_cache) > 200_000:
-                self._ngram_cache.popitem(last=False)
+            self._oov_cache[token] = vector
+            if len(self._oov_cache) > 200_000:
+                self._oov_cache.popitem(last=False)
         return vector
 
     def _piece_rows(self, token: str) -> List[int]:
