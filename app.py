@@ -2,7 +2,7 @@
 
 A thin Gradio layer over the ``wrd_score`` library: every number shown comes from
 :class:`wrd_score.WRDScorer` (``explain`` for one pair, ``score`` for a file), from
-``wrd_score.siblings`` (ROUGE-1, BERTScore, MoverScore) or, for the correlations with a human column,
+``wrd_score.metrics`` (ROUGE-1, BERTScore, MoverScore) or, for the correlations with a human column,
 from ``scipy.stats``.  This module only parses uploads, draws figures and lays out the page.
 
 Run it locally with ``python app.py`` (http://127.0.0.1:7860; ``GRADIO_SERVER_NAME`` /
@@ -141,9 +141,9 @@ def rescale_unavailable(options: Mapping[str, Any]) -> str:
 
 
 def _siblings():
-    """``wrd_score.siblings`` (ROUGE, BERTScore, MoverScore), or None where it is not installed."""
+    """``wrd_score.metrics`` (ROUGE, BERTScore, MoverScore), or None where it is not installed."""
     try:
-        from wrd_score import siblings
+        from wrd_score import metrics as siblings
     except ImportError:
         return None
     return siblings
@@ -165,7 +165,7 @@ def _sibling_scores(predictions: List[str], references: List[str], options: Mapp
     """
     siblings = _siblings()
     if siblings is None:
-        raise ValueError("ROUGE-1, BERTScore and MoverScore need wrd_score.siblings, which this installation lacks")
+        raise ValueError("ROUGE-1, BERTScore and MoverScore need wrd_score.metrics, which this installation lacks")
     backend_options = {k: v for k, v in options.items() if k != "rescale_with_baseline"}
     split = backend_options.get("tokenizer", Options.tokenizer) == "identifier"
     extra: Dict[str, Any] = {}

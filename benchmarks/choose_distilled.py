@@ -106,7 +106,7 @@ def main(argv=None):
     sets = load_sets()
     rows = []
     if args.references:
-        from wrd_score.siblings import rouge
+        from wrd_score.metrics import rouge
 
         from wrd_score.tokenize import split_identifier
 

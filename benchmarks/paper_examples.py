@@ -3,7 +3,7 @@
     python benchmarks/paper_examples.py
 """
 from wrd_score import score
-from wrd_score.siblings import rouge
+from wrd_score.metrics import rouge
 
 # (reference, prediction) as listed in section 4 of the paper; ROUGE-1 is 0 for every one.
 EXAMPLES = [

@@ -2,7 +2,7 @@
 
     python benchmarks/side_by_side.py
 """
-from wrd_score.siblings import compare
+from wrd_score.metrics import compare
 
 PAIRS = [  # (prediction, reference)
     ("getCount", "size"),

@@ -2,7 +2,7 @@
 
 Grid: variant {paper, wrd} x weights {norm, idf, norm*idf, uniform} x layer (single layers and
 averages) x pooling {tokenizer, wordpiece}, all with ``model="default"`` (all-MiniLM-L6-v2) and
-``tokenizer="words"``; BERTScore (``wrd_score.siblings.bertscore``) on the same encoder at its
+``tokenizer="words"``; BERTScore (``wrd_score.metrics.bertscore``) on the same encoder at its
 default layer, with and without IDF, for both poolings.  Each row gives Spearman and Pearson of
 F1 against the human score.  The best configuration is then compared with BERTScore and with the
 current contextual default (paper, norm, last layer, tokenizer pooling) by the paired bootstrap
@@ -116,7 +116,7 @@ def wrd_f1(options: Dict[str, Any], preds: List[str], refs: List[str]) -> np.nda
 
 
 def bert_f1(options: Dict[str, Any], preds: List[str], refs: List[str], idf: bool) -> np.ndarray:
-    from wrd_score.siblings import bertscore
+    from wrd_score.metrics import bertscore
 
     return np.asarray(bertscore(preds, refs, idf=idf, **options)["f1"], dtype=np.float64)
 
@@ -189,7 +189,7 @@ def probes(limit: Optional[int]) -> str:
 
     import ot
 
-    from wrd_score.siblings import bertscore
+    from wrd_score.metrics import bertscore
     from wrd_score.weights import IDFTable, document_frequencies, fit_idf
 
     preds, refs, human = load_dev(limit)

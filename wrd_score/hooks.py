@@ -16,11 +16,10 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 
 from .metric import WRDScorer, _check_references
-from .weights import IDFTable, user_idf
+from .weights import IDFTable, user_idf, uses_idf
 
 __all__ = ["transformers_hook", "WRDScoreComputeMetrics", "score_dataset"]
 
-_IDF_WEIGHTS = ("idf", "norm*idf")
 _MAX_TOKEN_ID = 2**32
 
 
@@ -208,7 +207,7 @@ def score_dataset(dataset: Any, predictions: str = "prediction", references: str
     if idf is not None:
         table = user_idf(idf) if not isinstance(idf, IDFTable) else idf
         scorer.idf_table([], table)  # raises if the weights do not use IDF
-    elif scorer.options.weights in _IDF_WEIGHTS:
+    elif uses_idf(scorer.options.weights):
         # Exactly the table one score() call over the whole column would fit.
         table = scorer.idf_table(_check_references(dataset[references], len(dataset)), None)
     return dataset.map(
@@ -217,6 +216,6 @@ def score_dataset(dataset: Any, predictions: str = "prediction", references: str
         batch_size=batch_size,
         num_proc=num_proc,
         fn_kwargs={"predictions": predictions, "references": references, "options": metric_options,
-                   "idf": table, "prefix": prefix, "signature": scorer.signature(table)},
+                   "idf": table, "prefix": prefix, "signature": str(scorer.signature(table))},
         desc="WRDScore",
     )

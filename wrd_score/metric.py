@@ -8,93 +8,21 @@ from __future__ import annotations
 import os
 import re
 import threading
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
 from . import __version__
-from .backends.static import OOV_POLICIES, StaticBackend, load_embedding
-from .scoring import VARIANTS, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs
-from .tokenize import TOKENIZERS
-from .weights import WEIGHTS, IDFTable, fit_idf, token_masses, user_idf
+from .backends.static import StaticBackend, load_embedding
+from .options import BACKENDS, Options
+from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs
+from .signature import Signature
+from .weights import IDFTable, fit_idf, token_masses, user_idf, uses_idf
 
-__all__ = ["Options", "WRDScorer", "score", "BACKENDS"]
-
-BACKENDS = ("static", "contextual")
+__all__ = ["Options", "WRDScorer", "score", "BACKENDS", "reference_lists"]
 
 References = Union[Sequence[str], Sequence[Sequence[str]]]
-
-
-@dataclass(frozen=True)
-class Options:
-    """Every option of the metric; the defaults are the documented defaults."""
-
-    variant: str = "wrd"
-    backend: str = "static"
-    embedding: str = "default"
-    embedding_format: str = "auto"
-    allow_pickle: bool = False
-    tokenizer: str = "identifier"
-    oov: str = "auto"
-    weights: str = "norm"
-    clip_negative: bool = True
-    # Threads for the compiled transport step; None = every core this process may use. Scores do
-    # not depend on it (each pair is solved alone), so it is not part of the signature.
-    num_threads: Optional[int] = None
-    rescale_with_baseline: bool = False
-    # backend="contextual" only (see wrd_score.backends.contextual); None = that module's default.
-    model: str = "default"
-    layer: Optional[Union[int, str]] = None
-    pooling: str = "tokenizer"
-    device: str = "auto"
-    dtype: str = "float32"
-    batch_size: int = 64
-    max_length: Optional[int] = None
-    stride: Optional[int] = None
-    trust_remote_code: bool = False
-
-    def validate(self) -> "Options":
-        _choice("variant", self.variant, VARIANTS)
-        _choice("backend", self.backend, BACKENDS)
-        _choice("tokenizer", self.tokenizer, tuple(TOKENIZERS))
-        _choice("oov", self.oov, OOV_POLICIES)
-        _choice("weights", self.weights, WEIGHTS)
-        for name in ("allow_pickle", "clip_negative", "rescale_with_baseline"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        if not isinstance(self.embedding, str):
-            raise TypeError(f"embedding must be a name or a file path (str), got {type(self.embedding).__name__}")
-        if self.num_threads is not None and (isinstance(self.num_threads, bool) or not isinstance(self.num_threads, int)
-                                             or self.num_threads < 1):
-            raise ValueError(f"num_threads must be a positive integer or None (all cores), got {self.num_threads!r}")
-        self._validate_contextual()
-        return self
-
-    _STATIC_FIELDS = ("embedding", "embedding_format", "allow_pickle", "oov")
-    _CONTEXTUAL_FIELDS = ("model", "layer", "pooling", "device", "dtype", "batch_size", "max_length", "stride",
-                          "trust_remote_code")
-
-    def _validate_contextual(self) -> None:
-        from .backends.contextual import validate_contextual_options  # imports no torch
-
-        values = {name: getattr(self, name) for name in self._CONTEXTUAL_FIELDS}
-        validate_contextual_options(**values)
-        # Options of the other backend would be silently ignored: refused both ways.
-        defaults = Options.__dataclass_fields__
-        other = self._STATIC_FIELDS if self.backend == "contextual" else self._CONTEXTUAL_FIELDS
-        changed = [name for name in other if getattr(self, name) != defaults[name].default]
-        if changed:
-            owner = "static" if self.backend == "contextual" else "contextual"
-            raise ValueError(f"option(s) {changed} apply only to backend={owner!r}, but backend={self.backend!r}")
-
-    def backend_key(self) -> tuple:
-        if self.backend == "contextual":
-            from .backends.contextual import parse_layers
-
-            return (self.backend, self.tokenizer, parse_layers(self.layer)) + tuple(
-                getattr(self, name) for name in self._CONTEXTUAL_FIELDS if name != "layer")
-        return (self.backend, self.embedding, self.embedding_format, self.allow_pickle, self.tokenizer, self.oov)
 
 
 def _thread_count(num_threads: Optional[int]) -> int:
@@ -105,11 +33,6 @@ def _thread_count(num_threads: Optional[int]) -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not on Linux
         return max(1, os.cpu_count() or 1)
-
-
-def _choice(name: str, value: Any, allowed: Sequence[str]) -> None:
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
 
 
 # Sets and dicts iterate in an order that can change between runs (string hashing is salted), so
@@ -230,18 +153,19 @@ class WRDScorer:
         return backend
 
     # ----------------------------------------------------------------- API
-    def signature(self, idf: Optional[IDFTable] = None) -> str:
+    def signature(self, idf: Optional[IDFTable] = None) -> Signature:
+        """Every setting that can change a score of this scorer (print it with the scores)."""
         o = self.options
         parts = {"wrdscore": f"v{__version__}", "variant": o.variant}
         parts.update(self.backend.signature_fields())
         parts["weights"] = o.weights
-        if o.weights in ("idf", "norm*idf"):
+        if uses_idf(o.weights):
             parts["idf"] = idf.source if idf is not None else "refs"
         parts["clip"] = "yes" if o.clip_negative else "no"
         if o.rescale_with_baseline:
             # Recorded only when on, as bert_score does, so existing signatures keep their meaning.
             parts["rescale"] = "baseline"
-        return "|".join(f"{k}:{v}" for k, v in parts.items())
+        return Signature(parts)
 
     def idf_table(self, references: Iterable[Sequence[str]],
                   idf: Optional[Mapping[str, float]] = None) -> Optional[IDFTable]:
@@ -250,7 +174,7 @@ class WRDScorer:
 
         Fitting once and passing the table to each chunk keeps chunked scoring equal to one call.
         """
-        if self.options.weights not in ("idf", "norm*idf"):
+        if not uses_idf(self.options.weights):
             if idf is not None:
                 raise ValueError(f"idf= was given but weights={self.options.weights!r} does not use it; "
                                  "pass weights='idf' or 'norm*idf'")
@@ -289,21 +213,8 @@ class WRDScorer:
         precision, recall = score_pairs(enc, text_list, pairs, masses, self.options.variant,
                                         self.options.clip_negative, _thread_count(self.options.num_threads))
         f1 = f1_score(precision, recall)
-        out_p, out_r, out_f, best = [], [], [], []
-        start = 0
-        single = len(pairs) == len(refs)
-        if single:
-            # One reference each (the common case): no per-example argmax loop.
-            out_p, out_r, out_f = precision.tolist(), recall.tolist(), f1.tolist()
-            best = [0] * len(refs)
-        for group in ([] if single else refs):
-            stop = start + len(group)
-            k = start + int(np.argmax(f1[start:stop]))
-            out_p.append(float(precision[k]))
-            out_r.append(float(recall[k]))
-            out_f.append(float(f1[k]))
-            best.append(k - start)
-            start = stop
+        flat, best = best_of(f1, [len(group) for group in refs])
+        out_p, out_r, out_f = precision[flat].tolist(), recall[flat].tolist(), f1[flat].tolist()
         signature = self.signature(idf_table)
         if self.options.rescale_with_baseline:
             # After choosing the best reference: the map is monotone, so the choice is the same.
@@ -322,7 +233,7 @@ class WRDScorer:
             "mean_precision": float(sum(out_p) / n),
             "mean_recall": float(sum(out_r) / n),
             "mean_f1": float(sum(out_f) / n),
-            "signature": signature,
+            "signature": str(signature),
         }
 
     def explain(self, prediction: str, reference: str, idf: Optional[Mapping[str, float]] = None) -> PairDetail:

@@ -36,10 +36,12 @@ import math
 import os
 import sys
 import threading
-from .backends.static import file_sha256, shipped_path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
+
+from .backends.static import file_sha256, shipped_path
+from .signature import Signature
 
 __all__ = [
     "BASELINE_FILE",
@@ -57,20 +59,15 @@ __all__ = [
 BASELINE_FILE = "baselines.json"
 FIELDS = ("precision", "recall", "f1")
 _FORMAT = 1
-# Signature fields that do not change the scores of a pair, so a baseline stays valid across them.
-_IGNORED_FIELDS = ("wrdscore", "rescale")
 
 
-def baseline_key(signature: str) -> str:
+def baseline_key(signature: Union[str, Signature]) -> str:
     """The part of a metric signature that determines raw scores (its version and rescale flag dropped).
 
     >>> baseline_key("wrdscore:v0.1.0|variant:paper|backend:static|weights:norm|rescale:baseline")
     'variant:paper|backend:static|weights:norm'
     """
-    if not isinstance(signature, str) or not signature:
-        raise TypeError(f"signature must be a non-empty string, got {signature!r}")
-    parts = [p for p in signature.split("|") if p.split(":", 1)[0] not in _IGNORED_FIELDS]
-    return "|".join(parts)
+    return Signature.parse(signature).key()
 
 
 def rescale(values: Any, b: float) -> np.ndarray:
@@ -268,45 +265,3 @@ def compute_baseline(scorer: Any, corpus: str, n_pairs: int = 2000, seed: int = 
     if entry["f1"] >= 1.0:
         raise ValueError(f"random pairs of {corpus!r} score {entry['f1']} on average: the corpus has too few distinct texts")
     return key, entry
-
-
-# ---------------------------------------------------------------------------- CLI
-def cli_add_arguments(parser) -> None:
-    from .cli import add_metric_arguments
-
-    parser.add_argument("--corpus", required=True,
-                        help="texts to pair at random: .txt[.gz] one per line, or a .tsv[.gz] with a header "
-                             "(e.g. ../shared/data/java_method_names/java_method_names.txt.gz for identifiers, "
-                             "../shared/data/stsb/stsb_train.tsv for sentences)")
-    parser.add_argument("--columns", nargs="+", default=None,
-                        help="text columns of a .tsv corpus (default: prediction reference)")
-    parser.add_argument("--pairs", type=int, default=2000, help="random pairs to score (default 2000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--output", default=None,
-                        help="baselines file to update (default: beside a user embedding file, "
-                             "else the shipped embeddings/baselines.json)")
-    add_metric_arguments(parser)
-
-
-def cli_run(args) -> int:
-    from .cli import options_from_args
-    from .metric import WRDScorer
-
-    options = options_from_args(args)
-    if options.pop("rescale_with_baseline", False):
-        print("wrdscore baseline: ignoring --rescale-with-baseline (a baseline is the raw score's mean)",
-              file=sys.stderr)
-    scorer = WRDScorer(**options)
-    command = getattr(args, "_command_line", None)
-    output = args.output
-    if output is None:
-        embedding = scorer.options.embedding
-        output = baseline_files(embedding)[-1] if os.path.isfile(embedding) else shipped_baseline_path()
-    from .files import _check_output
-
-    _check_output(output, [args.corpus])  # before the scoring, not after it
-    key, entry = compute_baseline(scorer, args.corpus, args.pairs, args.seed, args.columns, command=command)
-    save_baseline(output, key, entry)
-    print(f"{key}\n  precision {entry['precision']:.4f}  recall {entry['recall']:.4f}  f1 {entry['f1']:.4f}"
-          f"  ({entry['n_pairs']} pairs of {entry['corpus']}, seed {entry['seed']})\n  written to {output}")
-    return 0

@@ -21,7 +21,7 @@ from .backends.base import Encoded
 from .transport import emd_plan
 from .weights import normalise
 
-__all__ = ["VARIANTS", "cosine_matrix", "prf_from_plan", "f1_score", "PairDetail", "pair_detail", "pair_scores",
+__all__ = ["VARIANTS", "empty_pair_score", "empty_text_key", "best_of", "cosine_matrix", "prf_from_plan", "f1_score", "PairDetail", "pair_detail", "pair_scores",
            "score_pairs"]
 
 VARIANTS = ("paper", "wrd")
@@ -49,6 +49,47 @@ def check_transport_size(spans: Sequence[np.ndarray], label: Callable[[int], str
             mib = 8 * nodes * nodes / 2**20
             raise ValueError(f"{label(i)} has {nodes} {what}; the limit is {MAX_TRANSPORT_NODES} per text "
                              f"(its dense transport problem would need over {mib:,.0f} MiB a matrix)")
+
+
+def empty_pair_score(text_p: str, text_r: str) -> float:
+    """The empty-text rule, for a pair where one side has no token: 1 if the texts are equal once
+    surrounding whitespace is dropped, else 0 (nothing to transport, and nothing shared).
+
+    Every metric of the library applies it; the compiled scorer applies it through
+    :func:`empty_text_key`.
+
+    >>> empty_pair_score("", "  "), empty_pair_score("", "size")
+    (1.0, 0.0)
+    """
+    return 1.0 if empty_text_key(text_p) == empty_text_key(text_r) else 0.0
+
+
+def empty_text_key(text: str) -> str:
+    """What two token-less texts must share to be equal under :func:`empty_pair_score`."""
+    return text.strip()
+
+
+def best_of(values: np.ndarray, sizes: Sequence[int]) -> Tuple[np.ndarray, List[int]]:
+    """The best-reference rule: for each example's consecutive run of ``sizes[i]`` pair scores
+    (one per reference), the flat index of the highest and its index among the references (the
+    first on ties).
+
+    >>> flat, best = best_of(np.array([0.2, 0.9, 0.5, 0.7]), [2, 1, 1])
+    >>> flat.tolist(), best
+    ([1, 2, 3], [1, 0, 0])
+    """
+    values = np.asarray(values)
+    if len(values) == len(sizes):  # one reference each (the common case): no per-example loop
+        return np.arange(len(values)), [0] * len(values)
+    flat = np.empty(len(sizes), dtype=np.int64)
+    best: List[int] = []
+    start = 0
+    for i, size in enumerate(sizes):
+        k = int(np.argmax(values[start:start + size]))
+        flat[i] = start + k
+        best.append(k)
+        start += size
+    return flat, best
 
 
 def f1_score(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
@@ -137,9 +178,7 @@ def pair_detail(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span
     tokens_r = [enc.tokens[i] for i in span_r]
     m, n = len(span_p), len(span_r)
     if m == 0 or n == 0:
-        # Nothing to transport: two texts without tokens are equal if their text is, and a text
-        # with tokens shares nothing with one without.
-        value = 1.0 if (m == n and text_p.strip() == text_r.strip()) else 0.0
+        value = empty_pair_score(text_p, text_r) if m == n else 0.0
         return PairDetail(tokens_p, tokens_r, np.zeros((m, n)), np.zeros(m), np.zeros(n), np.zeros((m, n)), value, value)
     cos = cosine_matrix(enc, span_p, span_r, clip)
     mass_p = normalise(masses[span_p])
@@ -166,7 +205,7 @@ def pair_scores(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span
     """
     m, n = len(span_p), len(span_r)
     if m == 0 or n == 0:
-        value = 1.0 if (m == n and text_p.strip() == text_r.strip()) else 0.0
+        value = empty_pair_score(text_p, text_r) if m == n else 0.0
         return value, value
     mass_p = normalise(masses[span_p])
     mass_r = normalise(masses[span_r])
@@ -262,7 +301,7 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
     empty_id = np.full(len(texts), -1, dtype=np.int64)
     stripped: dict = {}
     for t in np.flatnonzero(np.diff(offsets) == 0):
-        empty_id[t] = stripped.setdefault(texts[t].strip(), len(stripped))
+        empty_id[t] = stripped.setdefault(empty_text_key(texts[t]), len(stripped))
     precision, recall, status = transport.batch_prf(enc.units, flat_rows, flat_mass, offsets, text_id, empty_id,
                                                     pairs, variant, clip, int(num_threads))
     for k in np.flatnonzero(status != transport.STATUS_OK):

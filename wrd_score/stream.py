@@ -16,9 +16,14 @@ thing a chunk could change, must come from a table fixed beforehand.
 from __future__ import annotations
 
 from itertools import islice
-from typing import Any, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-__all__ = ["PairScore", "iter_chunks", "iter_scores"]
+from .weights import uses_idf
+
+__all__ = ["PairScore", "iter_chunks", "iter_scores", "score_chunked"]
+
+#: Called after each chunk with (pairs scored so far, total pairs).
+Progress = Callable[[int, int], None]
 
 Reference = Union[str, Sequence[str]]
 
@@ -53,7 +58,7 @@ def iter_chunks(scorer: Any, pairs: Iterable[Tuple[str, Reference]], chunk_size:
                 idf: Optional[Mapping[str, float]] = None) -> Iterator[dict]:
     """Yield :meth:`WRDScorer.score`'s result dict for each chunk of ``chunk_size`` pairs."""
     chunk_size = _check_chunk_size(chunk_size)
-    if idf is None and getattr(scorer.options, "weights", None) in ("idf", "norm*idf"):
+    if idf is None and uses_idf(scorer.options.weights):
         raise ValueError(
             f"weights={scorer.options.weights!r} fits IDF on the references of each call, so chunked scores would "
             "depend on chunk_size; pass idf= (a {token: weight} dict or a table fitted once on all references, "
@@ -78,3 +83,47 @@ def iter_scores(scorer: Any, pairs: Iterable[Tuple[str, Reference]], chunk_size:
     for result in iter_chunks(scorer, pairs, chunk_size, idf):
         for values in zip(result["precision"], result["recall"], result["f1"], result["best_reference"]):
             yield PairScore(*values)
+
+
+def score_chunked(scorer: Any, predictions: Sequence[str], references: Sequence[Reference], *,
+                  chunk_size: int = 10_000, idf: Optional[Mapping[str, float]] = None,
+                  progress: Optional[Progress] = None) -> Dict[str, Any]:
+    """:meth:`WRDScorer.score` of in-memory lists, a chunk at a time, with a progress callback.
+
+    The result equals one ``scorer.score(predictions, references, idf=idf)`` call, bit for bit:
+    pairs are scored alone, and with IDF weights the table is fit once on every reference (the
+    table one call would fit) and shared by the chunks.  This is the one chunked scorer of the
+    library (the validation harness and the app use it).
+
+    >>> from wrd_score import WRDScorer
+    >>> seen = []
+    >>> out = score_chunked(WRDScorer(), ["getCount", "size"], ["get_count", "length"], chunk_size=1,
+    ...                     progress=lambda done, total: seen.append(done))
+    >>> out["f1"][0], seen
+    (1.0, [1, 2])
+    """
+    chunk_size = _check_chunk_size(chunk_size)
+    if len(predictions) != len(references):
+        raise ValueError(f"predictions and references must have the same length, got {len(predictions)} "
+                         f"and {len(references)}")
+    if idf is None and uses_idf(scorer.options.weights):
+        from .metric import reference_lists
+
+        idf = scorer.idf_table(reference_lists(references))
+    keys = ("precision", "recall", "f1", "best_reference")
+    out: Dict[str, Any] = {key: [] for key in keys}
+    signature = None
+    n = len(predictions)
+    for start in range(0, max(n, 1), chunk_size):
+        result = scorer.score(list(predictions[start:start + chunk_size]), list(references[start:start + chunk_size]),
+                              idf=idf)
+        for key in keys:
+            out[key].extend(result[key])
+        signature = result["signature"]
+        if progress is not None:
+            progress(min(n, start + chunk_size), n)
+    total = max(n, 1)
+    # Means as WRDScorer.score computes them (sum in example order), so they match one call too.
+    out.update(mean_precision=float(sum(out["precision"]) / total), mean_recall=float(sum(out["recall"]) / total),
+               mean_f1=float(sum(out["f1"]) / total), signature=signature)
+    return out

@@ -27,7 +27,6 @@ start vector; singular vector signs are fixed).
 """
 from __future__ import annotations
 
-import argparse
 import gzip
 import math
 import os
@@ -36,10 +35,10 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Unio
 
 import numpy as np
 
-from .backends.static import _FORMATS, StaticEmbedding, file_sha256
+from .backends.static import StaticEmbedding, file_sha256
 from .tokenize import split_identifier
 
-__all__ = ["METHODS", "CORPUS_FORMATS", "Corpus", "train", "convert", "cli_add_arguments", "cli_run"]
+__all__ = ["METHODS", "CORPUS_FORMATS", "Corpus", "train", "convert"]
 
 METHODS = ("word2vec", "fasttext", "svd")
 CORPUS_FORMATS = ("tokens", "identifiers")
@@ -403,61 +402,3 @@ def convert(source: Union[str, os.PathLike], output: Union[str, os.PathLike], *,
 
 
 # ---------------------------------------------------------------------- CLI
-def _command_name(parser: argparse.ArgumentParser) -> str:
-    # One module serves two subcommands; argparse names a subparser "<prog> <command>".
-    return parser.prog.split()[-1]
-
-
-def cli_add_arguments(parser: argparse.ArgumentParser) -> None:
-    if _command_name(parser) == "convert":
-        parser.add_argument("source", help="embedding file: word2vec/GloVe text, .bin, fastText .bin, gensim pickle")
-        parser.add_argument("output", help="the .npz to write")
-        parser.add_argument("--format", default="auto", choices=list(_FORMATS),
-                            help="input format (default: by extension)")
-        parser.add_argument("--allow-pickle", action="store_true",
-                            help="allow gensim pickles (.model/.kv); only for files you trust")
-        parser.add_argument("--dtype", default="float16", choices=["float16", "float32"])
-        return
-    parser.add_argument("corpus", nargs="+", help="corpus file(s), one document per line (.gz allowed)")
-    parser.add_argument("-o", "--output", required=True, help="the .npz to write")
-    parser.add_argument("--method", default="fasttext", choices=METHODS)
-    parser.add_argument("--corpus-format", default="tokens", choices=CORPUS_FORMATS,
-                        help="tokens: whitespace-separated; identifiers: split each line with split_identifier")
-    parser.add_argument("--dim", type=int, default=None, help="vector size (default 100; svd: 50)")
-    parser.add_argument("--window", type=int, default=None, help="context window (default: word2vec 2, fastText 5)")
-    parser.add_argument("--epochs", type=int, default=5)
-    parser.add_argument("--min-count", type=int, default=5)
-    parser.add_argument("--architecture", default="cbow", choices=ARCHITECTURES)
-    parser.add_argument("--negative", type=int, default=5)
-    parser.add_argument("--sample", type=float, default=1e-3)
-    parser.add_argument("--min-n", type=int, default=2, help="fastText: shortest character n-gram")
-    parser.add_argument("--max-n", type=int, default=5, help="fastText: longest character n-gram")
-    parser.add_argument("--bucket", type=int, default=50_000, help="fastText: n-gram hash rows (file size)")
-    parser.add_argument("--svd-weighting", default="count", choices=SVD_WEIGHTINGS)
-    parser.add_argument("--fraction", type=float, default=1.0, help="train on this evenly spread share of lines")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1,
-                        help="training threads; >1 is faster but not reproducible run to run")
-    parser.add_argument("--dtype", default="float16", choices=["float16", "float32"])
-    parser.add_argument("--name", default=None, help="name recorded in signatures (default: output file stem)")
-    parser.add_argument("--no-progress", dest="progress", action="store_false")
-
-
-def cli_run(args: argparse.Namespace) -> int:
-    command = getattr(args, "_command_line", None)
-    if args.command == "convert":
-        emb = convert(args.source, args.output, format=args.format, allow_pickle=args.allow_pickle,
-                      dtype=args.dtype, command=command)
-    else:
-        emb = train(args.corpus, args.output, method=args.method, corpus_format=args.corpus_format, dim=args.dim,
-                    window=args.window, epochs=args.epochs, min_count=args.min_count,
-                    architecture=args.architecture, negative=args.negative, sample=args.sample,
-                    min_n=args.min_n, max_n=args.max_n, bucket=args.bucket, svd_weighting=args.svd_weighting,
-                    fraction=args.fraction, seed=args.seed, workers=args.workers, dtype=args.dtype,
-                    name=args.name, progress=args.progress,
-                    command=command or "wrdscore " + args.command + " (arguments via the Python API)")
-    size = os.path.getsize(args.output)
-    print(f"wrote {args.output}: {len(emb)} tokens x {emb.dim} dims"
-          f"{f', {emb.ngram_vectors.shape[0]} n-gram buckets' if emb.has_ngrams else ''}, "
-          f"{size / 1e6:.1f} MB, sha256 {emb.checksum}")
-    return 0

@@ -15,9 +15,9 @@ Metrics are given as specs ``NAME[:key=value,...]``:
 
 * ``wrdscore[:option=value,...]`` -- any :class:`wrd_score.Options` field (defaults: the command's
   metric flags), plus ``field=f1|precision|recall`` and ``label=TEXT``;
-* ``bertscore[:...]``, ``moverscore[:...]`` -- the sibling metrics of :mod:`wrd_score.siblings`
+* ``bertscore[:...]``, ``moverscore[:...]`` -- the sibling metrics of :mod:`wrd_score.metrics`
   (keyword arguments passed through), ``field=`` as above;
-* ``rouge1``, ``rouge2``, ``rougeL`` -- ROUGE F-measure, via :mod:`wrd_score.siblings`;
+* ``rouge1``, ``rouge2``, ``rougeL`` -- ROUGE F-measure, via :mod:`wrd_score.metrics`;
 * ``column:NAME`` -- a numeric column of the file, shell-style patterns allowed
   (``column:baseline_*`` expands to every IdBench baseline column).
 
@@ -217,22 +217,19 @@ def compute_metric(spec: MetricSpec, frame, options: Mapping[str, Any], progress
         return _numeric(frame[kw["column"]], f"column {kw['column']!r}")
     if spec.kind == "wrdscore":
         return _wrdscore(preds, refs, {**options, **kw}, spec, progress)
-    from . import siblings
+    from .metrics import get_metric
+    from .metrics.embedding import BACKEND_OPTIONS
 
     if spec.kind in ("rouge1", "rouge2", "rougeL"):
-        return np.asarray(siblings.rouge(preds, refs, rouge_types=(spec.kind,), **kw)[spec.kind], dtype=np.float64)
-    # BERTScore and MoverScore run on the same backend as WRDScore: the command's metric flags
-    # (backend, embedding, tokenizer, ...) apply to them too, a spec's own keys win.
-    from .metric import Options
-
-    shared = {k: v for k, v in options.items() if k in {f.name for f in fields(Options)}
-              and k not in ("variant", "weights", "clip_negative", "rescale_with_baseline")}
-    result = getattr(siblings, spec.kind)(preds, refs, **{**shared, **kw})
-    if spec.kind == "moverscore":
-        if spec.score_field != "f1":
-            raise ValueError(f"moverscore has one score; field={spec.score_field!r} does not apply")
-        return np.asarray(result["score"], dtype=np.float64)
-    return np.asarray(result[spec.score_field], dtype=np.float64)
+        result = get_metric(spec.kind, **kw).score(preds, refs)
+    else:
+        # BERTScore and MoverScore run on the same backend as WRDScore: the command's backend
+        # options (backend, embedding, tokenizer, clip_negative, ...) apply to them too; a spec's own keys win.
+        shared = {k: v for k, v in options.items() if k in BACKEND_OPTIONS}
+        result = get_metric(spec.kind, **{**shared, **kw}).score(preds, refs)
+    # A spec's default field is f1; a metric with one score gives that score.
+    name = "score" if spec.score_field == "f1" and result.f1 is None else spec.score_field
+    return np.asarray(result.field(name), dtype=np.float64)
 
 
 def _wrdscore(preds: List[str], refs: List[str], options: Dict[str, Any], spec: MetricSpec,
@@ -240,23 +237,16 @@ def _wrdscore(preds: List[str], refs: List[str], options: Dict[str, Any], spec: 
     from tqdm.auto import tqdm
 
     from .metric import WRDScorer
+    from .stream import score_chunked
 
     scorer = WRDScorer(**options)
-    if scorer.options.weights in ("idf", "norm*idf") or scorer.options.backend != "static":
-        # IDF is fit on the references of one call: chunking would change it, so score in one go.
-        # A contextual backend shows its own encoding bar and memoises one call's encoding, which
-        # the next metric on the same backend (BERTScore, another variant) then reuses.
-        chunk = max(len(preds), 1)
-    else:
-        chunk = _WRDSCORE_CHUNK
-    values: List[float] = []
+    # A contextual backend shows its own encoding bar and memoises one call's encoding, which the
+    # next metric on the same backend (BERTScore, another variant) then reuses: one chunk.
+    chunk = max(len(preds), 1) if scorer.options.backend != "static" else _WRDSCORE_CHUNK
     with tqdm(total=len(preds), desc=spec.label, unit="pair", disable=not progress, file=sys.stderr,
               leave=False) as bar:
-        for start in range(0, len(preds), chunk):
-            out = scorer.score(preds[start:start + chunk], refs[start:start + chunk])
-            values.extend(out[spec.score_field])
-            bar.update(len(out["f1"]))
-    return np.asarray(values, dtype=np.float64)
+        out = score_chunked(scorer, preds, refs, chunk_size=chunk, progress=lambda done, _: bar.update(done - bar.n))
+    return np.asarray(out[spec.score_field], dtype=np.float64)
 
 
 # ------------------------------------------------------------------------------------------ statistics
@@ -599,49 +589,3 @@ def plot_scatter(result: ValidationResult, path: str) -> str:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
-
-
-# ------------------------------------------------------------------------------------------ CLI
-def cli_add_arguments(parser) -> None:
-    from .cli import add_metric_arguments
-
-    parser.add_argument("files", nargs="+", metavar="FILE.tsv", help="judgment files (shared/data format)")
-    parser.add_argument("--metric", "-m", dest="metrics", action="append", default=None, metavar="SPEC",
-                        help="metric to validate, repeatable: wrdscore[:opt=val,...], bertscore[:...], "
-                             "moverscore[:...], rouge1, rouge2, rougeL, column:NAME (patterns allowed). "
-                             f"Default: {' '.join(DEFAULT_METRICS)}")
-    parser.add_argument("--human", default="human", help="column with the human score (default: human)")
-    parser.add_argument("--group-by", default=None, metavar="COLUMN", help="report each group and their mean")
-    parser.add_argument("--human-range", nargs=2, type=float, default=None, metavar=("LO", "HI"),
-                        help="human scale, mapped to [0, 1] for MSE/MAE (default: observed min and max)")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    parser.add_argument("--reference-metric", default=None, metavar="LABEL",
-                        help="metric the paired test compares the others against (default: first wrdscore)")
-    parser.add_argument("--output-dir", default="wrdscore-validate", metavar="DIR",
-                        help="where the per-pair CSV and scatter PNG go (default: ./wrdscore-validate)")
-    parser.add_argument("--no-files", action="store_true", help="print the table only; write no CSV/PNG")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    add_metric_arguments(parser)
-
-
-def cli_run(args) -> int:
-    from .cli import options_from_args
-
-    output_dir = None if args.no_files else args.output_dir
-    try:
-        results = validate(args.files, args.metrics or DEFAULT_METRICS, human=args.human, group_by=args.group_by,
-                           human_range=args.human_range, n_boot=args.bootstrap, seed=args.seed,
-                           options=options_from_args(args), reference=args.reference_metric,
-                           output_dir=output_dir, progress=not args.quiet)
-    except ConstantHumanError as exc:  # the same advice in this command's own syntax
-        raise ValueError(str(exc).replace("human_range=(LO, HI)", "--human-range LO HI")) from None
-    for i, result in enumerate(results):
-        if i:
-            print()
-        print(result.markdown())
-        if output_dir is not None:
-            stem = _stem(result.path)
-            print(f"wrote {os.path.join(output_dir, stem + '.scores.csv')} and "
-                  f"{os.path.join(output_dir, stem + '.scatter.png')}", file=sys.stderr)
-    return 0

@@ -14,9 +14,24 @@ from typing import Iterable, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["WEIGHTS", "document_frequencies", "fit_idf", "IDFTable", "token_masses", "normalise"]
+__all__ = ["WEIGHTS", "IDF_WEIGHTS", "uses_idf", "document_frequencies", "fit_idf", "IDFTable", "token_masses", "normalise"]
 
 WEIGHTS = ("norm", "idf", "norm*idf", "uniform")
+#: The weights that need an IDF table.
+IDF_WEIGHTS = ("idf", "norm*idf")
+
+
+def uses_idf(scheme: str) -> bool:
+    """Whether masses of this ``weights`` scheme need an IDF table: the one IDF policy's question.
+
+    IDF is fit on the references of one call (or given), so scores with these weights depend on the
+    other pairs of the call; chunked scoring fits the table once on all references instead
+    (:func:`wrd_score.stream.score_chunked`).
+
+    >>> uses_idf("norm*idf"), uses_idf("norm")
+    (True, False)
+    """
+    return scheme in IDF_WEIGHTS
 
 
 class IDFTable:

@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_EMBEDDING",
     "NAMED_EMBEDDINGS",
     "OOV_POLICIES",
+    "EMBEDDING_FORMATS",
     "load_embedding",
 ]
 
@@ -37,7 +38,7 @@ DEFAULT_EMBEDDING = "default"
 #: default before it (its signatures, ``emb:wrd-java-default@sha256:1748089c6358``, stay reproducible).
 NAMED_EMBEDDINGS = ("default", "wrd-java-default", "glove-6b-50d")
 OOV_POLICIES = ("auto", "exact", "drop")
-_FORMATS = ("auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim")
+EMBEDDING_FORMATS = ("auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim")
 _DEFAULT_FILE = "wrd-minilm-distilled.npz"
 _SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-java-default": "wrd-java-default.npz"}
 _FASTTEXT_MAGIC = 793712314  # first int32 of every Facebook fastText .bin (gensim's _FASTTEXT_FILEFORMAT_MAGIC)
@@ -283,8 +284,8 @@ class StaticEmbedding:
         """
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"embedding must be a name or a path, got {type(path).__name__}")
-        if format not in _FORMATS:
-            raise ValueError(f"embedding_format must be one of {list(_FORMATS)}, got {format!r}")
+        if format not in EMBEDDING_FORMATS:
+            raise ValueError(f"embedding_format must be one of {list(EMBEDDING_FORMATS)}, got {format!r}")
         path = os.fspath(path)
         if path in _SHIPPED_FILES:
             return cls._load_npz(shipped_path(_SHIPPED_FILES[path]), name=path)
@@ -579,7 +580,7 @@ def _guess_format(path: str) -> str:
     if lower.endswith((".txt", ".vec", ".txt.gz", ".vec.gz")):
         return _text_flavour(path)
     raise ValueError(
-        f"cannot tell the format of embedding file {path!r} from its extension; pass embedding_format= one of {list(_FORMATS[1:])}"
+        f"cannot tell the format of embedding file {path!r} from its extension; pass embedding_format= one of {list(EMBEDDING_FORMATS[1:])}"
     )
 
 

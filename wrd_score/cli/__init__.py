@@ -1,0 +1,64 @@
+"""The ``wrdscore`` command: one tool, one set of metric flags, a subcommand per job.
+
+Each subcommand is a module of this package exposing ``add_arguments(parser)`` and
+``run(args) -> int``; this module only dispatches.  No module outside this package parses arguments.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import shlex
+import sys
+from typing import Dict, List, Optional
+
+from .. import __version__
+
+# name -> one-line help; each command is the module wrd_score.cli.<name> with add_arguments(parser)
+# and run(args) -> exit status. Modules are imported only when their command runs, so
+# `wrdscore score` never pays for importing torch.
+COMMANDS: Dict[str, str] = {
+    "score": "score candidates against references (files, one per line, or strings)",
+    "compare": "WRDScore, BERTScore, MoverScore and ROUGE side by side on the same pairs",
+    "validate": "correlate metrics with human judgments in TSV files (tables, CSV, plots)",
+    "baseline": "compute the rescaling baseline of a configuration from random unrelated pairs",
+    "train": "train a static token embedding (word2vec, fastText, SVD) from a corpus",
+    "distill": "distil a static token embedding from a local transformers encoder (MiniLM)",
+    "convert": "convert an embedding file (word2vec, GloVe, fastText .bin, gensim) to the safe .npz",
+}
+
+
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The full parser; with ``only``, just that subcommand's module is imported (see :func:`main`)."""
+    parser = argparse.ArgumentParser(prog="wrdscore", description="WRDScore: optimal-transport text similarity.")
+    parser.add_argument("--version", action="version", version=f"wrdscore {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, help_text in COMMANDS.items():
+        cmd = sub.add_parser(name, help=help_text, description=help_text)
+        module = f"{__name__}.{name}"
+        if only is None or name == only:
+            importlib.import_module(module).add_arguments(cmd)
+        cmd.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # Import only the chosen command's module: `wrdscore --help` and `wrdscore score` stay fast and
+    # do not depend on every other command's imports. The command is the first non-option word
+    # (the top-level parser has no option that takes a value).
+    command = next((a for a in argv if not a.startswith("-")), "")
+    parser = build_parser(only=command)
+    args = parser.parse_args(argv)
+    # The command line as given (also when main() is called in-process with an argv list), for the
+    # provenance that `train` and `baseline` record; sys.argv would be the caller's, e.g. pytest's.
+    args._command_line = "wrdscore " + shlex.join(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(importlib.import_module(args._module).run(args) or 0)
+    except (ValueError, TypeError, FileNotFoundError, OSError) as exc:
+        # Bad input is the user's to fix: a one-line message and a non-zero exit, no traceback.
+        print(f"wrdscore {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+

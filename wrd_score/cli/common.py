@@ -1,0 +1,74 @@
+"""What several commands share: the metric flags (generated from :mod:`wrd_score.options`) and the input flags."""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Dict, Optional
+
+from ..options import OptionInfo, option_info
+
+__all__ = ["add_metric_arguments", "options_from_args", "add_input_arguments"]
+
+_GROUP_TITLES = {
+    "metric": "metric options (defaults: the library's)",
+    "static": "static backend options (--backend static)",
+    "contextual": "contextual backend options (--backend contextual)",
+}
+
+
+def _parse_layer(text: str) -> Any:
+    # An int when it is one ("-1"), else the string the library parses ("4,5,6").
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+_TYPES = {"int": int, "Optional[int]": int, "float": float, "Optional[float]": float,
+          "Optional[Union[int, str]]": _parse_layer}
+
+
+def _help(info: OptionInfo) -> str:
+    # argparse formats help with %-style: a literal % must be doubled.
+    return info.describe().replace("%", "%%")
+
+
+def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
+    """One ``--flag`` per :class:`~wrd_score.Options` field, grouped as the options are, with the
+    allowed values and their meaning in the help (all from the option metadata)."""
+    for group_name, title in _GROUP_TITLES.items():
+        group = parser.add_argument_group(title)
+        for info in option_info(group_name):
+            flag = "--" + info.name.replace("_", "-")
+            if info.type == "bool":
+                group.add_argument(flag, dest=info.name, default=None, action=argparse.BooleanOptionalAction,
+                                   help=_help(info))
+                continue
+            choices = list(info.choices) if info.choices and not info.accepts else None
+            group.add_argument(flag, dest=info.name, default=None, type=_TYPES.get(info.type, str), choices=choices,
+                               metavar=info.name.upper() if choices is None else "{" + ",".join(choices) + "}",
+                               help=_help(info))
+
+
+def options_from_args(args: argparse.Namespace) -> Dict[str, Any]:
+    """The metric options a user set on the command line (unset ones keep the library default)."""
+    return {info.name: getattr(args, info.name) for info in option_info()
+            if getattr(args, info.name, None) is not None}
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """The ``-c``/``-r``/``--files``/``--strings`` flags shared by every command that reads pairs."""
+    io = parser.add_argument_group("input and output")
+    io.add_argument("-c", "--candidates", required=True, metavar="FILE_OR_TEXT",
+                    help="file of candidates, one per line (plain or .gz; '-' reads standard input), "
+                         "or one candidate string")
+    io.add_argument("-r", "--references", required=True, action="extend", nargs="+", metavar="FILE_OR_TEXT",
+                    help="file(s) of references, one per line; several files (or -r repeated) give "
+                         "several references per candidate, the best one counts. Or reference strings.")
+    mode = io.add_mutually_exclusive_group()
+    mode.add_argument("--files", dest="input_mode", action="store_const", const="files", default="auto",
+                      help="treat -c/-r as file paths (default: files if they exist)")
+    mode.add_argument("--strings", dest="input_mode", action="store_const", const="strings",
+                      help="treat -c/-r as literal text even if a file of that name exists")
+    return io
+
+

@@ -1,0 +1,85 @@
+"""``wrdscore compare``: WRDScore, BERTScore, MoverScore and ROUGE side by side on the same pairs."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Tuple
+
+from ..files import iter_file_pairs, resolve_inputs
+from ..metrics import COMPARED, MOVERSCORE_FORMS, compare
+from ..metrics.moverscore import KEEP_DROP
+from .common import add_input_arguments, add_metric_arguments, options_from_args
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``wrdscore compare``: the table of :func:`compare` for files or strings."""
+    import argparse
+
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = (
+        "examples:\n"
+        "  wrdscore compare -c getCount -r get_count --metrics wrdscore,rouge --rouge-split-identifiers\n"
+        "  wrdscore compare -c preds.txt -r refs.txt --backend contextual --pooling wordpiece --csv\n"
+        "exit status: 0 on success, 2 on bad input.")
+    io = add_input_arguments(parser)
+    io.add_argument("--metrics", default=",".join(COMPARED),
+                    help=f"comma-separated subset of {','.join(COMPARED)} (default: all)")
+    fmt = io.add_mutually_exclusive_group()
+    fmt.add_argument("--csv", action="store_true", help="print CSV instead of an aligned table")
+    fmt.add_argument("--json", action="store_true", help="print the dict of lists (with signatures) as JSON")
+    io.add_argument("--digits", type=int, default=4, help="decimals in the table (default 4)")
+    sib = parser.add_argument_group("sibling metrics")
+    sib.add_argument("--bertscore-idf", action="store_true", help="BERTScore with IDF weights fit on the references")
+    sib.add_argument("--moverscore-no-idf", action="store_true", help="MoverScore with uniform masses")
+    sib.add_argument("--moverscore-form", choices=MOVERSCORE_FORMS, default=None,
+                     help="inverse: 1/(1+cost) (default); complement: 1-cost (PyPI moverscore 1.0.3)")
+    sib.add_argument("--moverscore-subwords", choices=KEEP_DROP, default=None,
+                     help="drop (default, as moverscore_v2) or keep ## word pieces")
+    sib.add_argument("--moverscore-punctuation", choices=KEEP_DROP, default=None,
+                     help="drop (default, as moverscore_v2) or keep single punctuation tokens")
+    sib.add_argument("--moverscore-stop-words", metavar="FILE", help="file of stop words (whitespace-separated)")
+    sib.add_argument("--rouge-split-identifiers", action="store_true",
+                     help="ROUGE over identifier subtokens (getCount -> get count)")
+    sib.add_argument("--rouge-use-stemmer", action="store_true", help="Porter stemming in ROUGE")
+    add_metric_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 0 <= args.digits <= 17:
+        raise ValueError(f"--digits must be between 0 and 17, got {args.digits}")
+    metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
+    inputs = resolve_inputs(args.candidates, args.references, args.input_mode)
+    if inputs.are_files:
+        rows = list(iter_file_pairs(inputs.candidates, inputs.references))
+        predictions, references = [p for p, _ in rows], [r for _, r in rows]
+    else:
+        predictions, references = [args.candidates], [list(args.references)]
+    stop_words: Tuple[str, ...] = ()
+    if args.moverscore_stop_words:
+        with open(args.moverscore_stop_words, encoding="utf-8") as handle:
+            stop_words = tuple(handle.read().split())
+    given = {"bertscore_idf": args.bertscore_idf or None, "moverscore_idf": False if args.moverscore_no_idf else None,
+             "moverscore_form": args.moverscore_form, "moverscore_subwords": args.moverscore_subwords,
+             "moverscore_punctuation": args.moverscore_punctuation, "moverscore_stop_words": stop_words or None,
+             "rouge_split_identifiers": args.rouge_split_identifiers or None,
+             "rouge_use_stemmer": args.rouge_use_stemmer or None}
+    # Only the sibling flags the user set: compare() refuses options of a metric not asked for.
+    sibling = {key: value for key, value in given.items() if value is not None}
+    table = compare(predictions, references, metrics, **options_from_args(args), **sibling)
+    signatures = table.pop("signatures")
+    if args.json:
+        json.dump({**table, "signatures": signatures}, sys.stdout, ensure_ascii=False, indent=1)
+        print()
+        return 0
+    import pandas as pd
+
+    frame = pd.DataFrame(table)
+    if args.csv:
+        frame.to_csv(sys.stdout, index=False, float_format=f"%.{args.digits}f")
+    else:
+        with pd.option_context("display.max_columns", None, "display.width", 200,
+                               "display.max_colwidth", 40):
+            print(frame.round(args.digits).to_string(index=False))
+    for name, sig in signatures.items():
+        print(f"# {name}: {sig}", file=sys.stderr if args.csv else sys.stdout)
+    return 0

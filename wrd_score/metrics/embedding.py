@@ -1,0 +1,89 @@
+"""What BERTScore and MoverScore share: a WRDScore backend, its encoding, IDF and special tokens.
+
+Both siblings run on the same backend and embeddings as WRDScore (the static default or the
+contextual encoder), so a comparison table differs only by the matching rule.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple, Union
+
+import numpy as np
+
+from ..metric import WRDScorer, _check_references, _check_texts
+from ..options import Options, option_info
+from ..weights import document_frequencies, user_idf
+
+__all__ = ["backend_for", "inputs", "distinct_texts", "encode", "special_mask", "fit_log_idf", "idf_weights",
+           "BACKEND_OPTIONS"]
+
+#: The options that pick a backend (WRDScore's own scoring options do not apply to the siblings).
+BACKEND_OPTIONS = frozenset(info.name for info in option_info()
+                            if info.name not in ("variant", "weights", "rescale_with_baseline", "num_threads"))
+
+
+def inputs(predictions: Any, references: Any) -> Tuple[List[str], List[List[str]]]:
+    predictions = _check_texts("predictions", predictions)
+    return predictions, _check_references(references, len(predictions))
+
+
+def backend_for(options: Mapping[str, Any]):
+    """The (cached) backend and validated options of a WRDScorer with these options."""
+    unknown = set(options) - BACKEND_OPTIONS
+    if unknown:
+        raise TypeError(f"unknown option(s) {sorted(unknown)}; known: {sorted(BACKEND_OPTIONS)}")
+    scorer = WRDScorer(**options)
+    return scorer.backend, scorer.options
+
+
+def distinct_texts(predictions: List[str], refs: List[List[str]]) -> Tuple[List[str], Dict[str, int]]:
+    # Same order as WRDScorer.score (predictions first, then references), so a backend that
+    # memoises its last forward pass serves every metric of one compare() call from one encoding.
+    index: Dict[str, int] = {}
+    for text in predictions:
+        index.setdefault(text, len(index))
+    for group in refs:
+        for text in group:
+            index.setdefault(text, len(index))
+    return list(index), index
+
+
+def encode(backend, texts: List[str], keep_special: bool):
+    if keep_special and getattr(backend, "kind", "") == "contextual":
+        return backend.encode(texts, keep_special=True)
+    return backend.encode(texts)
+
+
+def special_mask(enc) -> np.ndarray:
+    special = getattr(enc, "special", None)
+    return np.zeros(len(enc.tokens), dtype=bool) if special is None else np.asarray(special, dtype=bool)
+
+
+def fit_log_idf(documents: Iterable[Sequence[str]]) -> Tuple[Dict[str, float], float]:
+    """IDF as bert_score and moverscore_v2 define it: ``ln((N + 1) / (df + 1))``; unseen: ``ln(N + 1)``.
+
+    >>> table, unseen = fit_log_idf([["a", "b"], ["a"]])
+    >>> round(table["a"], 4), round(table["b"], 4), round(unseen, 4)
+    (0.0, 0.4055, 1.0986)
+    """
+    df, n = document_frequencies(documents)
+    return {tok: math.log((n + 1) / (c + 1)) for tok, c in df.items()}, math.log(n + 1)
+
+
+def idf_weights(idf: Union[bool, Mapping[str, float]], enc, docs: Iterable[Sequence[str]]) -> Tuple[np.ndarray, str]:
+    tokens = enc.tokens
+    if idf is False or idf is None:
+        weights = np.ones(len(tokens))
+        source = "no"
+    elif idf is True:
+        table, unseen = fit_log_idf(docs)
+        weights = np.fromiter((table.get(t, unseen) for t in tokens), dtype=np.float64, count=len(tokens))
+        source = "refs"
+    elif isinstance(idf, Mapping):
+        table = user_idf(idf)  # validates keys and values
+        weights = np.fromiter((table(t) for t in tokens), dtype=np.float64, count=len(tokens))
+        source = "user"
+    else:
+        raise TypeError(f"idf must be True, False or a dict of token -> weight, got {type(idf).__name__}")
+    weights[special_mask(enc)] = 0.0  # special tokens never carry mass (bert_score zeroes them too)
+    return weights, source

