@@ -3,7 +3,8 @@
 A thin Gradio layer over the ``wrd_score`` library: every number shown comes from
 :class:`wrd_score.WRDScorer` (``explain`` for one pair, ``score`` for a file), from
 ``wrd_score.metrics`` (ROUGE-1, BERTScore, MoverScore) or, for the correlations with a human column,
-from ``scipy.stats``.  This module only parses uploads, draws figures and lays out the page.
+from ``scipy.stats``.  This module holds the layout, the event wiring and the Space's limits; reading
+uploads, chunked scoring, the options table and the statistics are the library's.
 
 Run it locally with ``python app.py`` (http://127.0.0.1:7860; ``GRADIO_SERVER_NAME`` /
 ``GRADIO_SERVER_PORT`` override the address, e.g. ``0.0.0.0`` on a Space).  Nothing is downloaded
@@ -21,13 +22,11 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 import csv
-import io
 import json
 import math
 import re
 import tempfile
-import warnings
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -41,11 +40,10 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 import wrd_score
-from wrd_score.metric import BACKENDS, Options, WRDScorer
-from wrd_score.scoring import VARIANTS
-from wrd_score.tokenize import TOKENIZERS
-from wrd_score.weights import WEIGHTS
-from wrd_score.backends.static import OOV_POLICIES
+from wrd_score.files import TABLE_FORMATS, TableError, read_table
+from wrd_score.metric import WRDScorer
+from wrd_score.options import BACKENDS, Options, markdown_table, option_info
+from wrd_score.stream import score_chunked
 
 __all__ = [
     "MAX_UPLOAD_BYTES", "MAX_ROWS", "MAX_ROWS_CONTEXTUAL", "row_limit", "PAPER_EXAMPLES", "EMBEDDINGS", "UploadError",
@@ -93,13 +91,13 @@ DEFAULT_EMBEDDING = next(iter(EMBEDDINGS))
 TOKENIZER_AUTO = "auto (suits the embedding)"
 
 
-class UploadError(ValueError):
+class UploadError(TableError):
     """An uploaded file the app cannot score; the message is shown to the visitor as is."""
 
 
 # --------------------------------------------------------------------------- options
-def _option_fields() -> set:
-    return {f.name for f in fields(Options)}
+#: The description of every library option (choices, help), from wrd_score.options.
+OPTION = {info.name: info for info in option_info()}
 
 
 def metric_options(embedding: str, variant: str = Options.variant, weights: str = Options.weights,
@@ -122,8 +120,6 @@ def metric_options(embedding: str, variant: str = Options.variant, weights: str 
     if options["backend"] == "static":
         options["oov"] = oov
     if rescale_with_baseline:
-        if "rescale_with_baseline" not in _option_fields():
-            raise ValueError("rescale_with_baseline is not available in this version of wrd_score")
         options["rescale_with_baseline"] = True
     return options
 
@@ -300,29 +296,6 @@ def pair_figures(detail: Any) -> Tuple[Figure, Figure]:
 
 
 # --------------------------------------------------------------------------- files
-_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
-
-
-def _human_column(values: Sequence[Any]) -> np.ndarray:
-    out = np.empty(len(values))
-    for i, value in enumerate(values):
-        if value is None or (isinstance(value, str) and value.strip().lower() in ("", "nan", "na", "null")):
-            out[i] = np.nan
-            continue
-        if isinstance(value, bool):
-            raise UploadError(f"row {i + 1}: human must be a number, got {value!r}")
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise UploadError(f"row {i + 1}: human must be a number (or empty), got {str(value)[:40]!r}") from None
-        except OverflowError:  # an integer too large for a float (JSON has no size limit)
-            raise UploadError(f"row {i + 1}: human is too large to be a score ({len(str(value))}-digit integer)") from None
-        if math.isinf(number):
-            raise UploadError(f"row {i + 1}: human must be finite, got {value!r}")
-        out[i] = number
-    return out
-
-
 def row_limit(options: Mapping[str, Any]) -> int:
     """Most rows the Space scores in one file with these options.
 
@@ -333,111 +306,28 @@ def row_limit(options: Mapping[str, Any]) -> int:
 
 
 def read_upload(path: Optional[str], max_bytes: int = MAX_UPLOAD_BYTES, max_rows: int = MAX_ROWS) -> pd.DataFrame:
-    """Parse an uploaded CSV/TSV/JSONL as data only: columns ``prediction``, ``reference``, optional ``human``.
-
-    Text columns are kept as strings exactly (no NA guessing; TSV is read with quoting off); every
-    problem raises :class:`UploadError` with a message for the visitor.
-    """
+    """An uploaded CSV/TSV/JSONL as data (the library's one table reader), with the Space's limits:
+    columns ``prediction``, ``reference`` and optionally ``human``."""
     if not path:
         raise UploadError("upload a .csv, .tsv or .jsonl file first")
-    path_obj = Path(path)
-    kind = _FORMATS.get(path_obj.suffix.lower())
-    if kind is None:
-        raise UploadError(f"unsupported file type {path_obj.suffix or '(none)'!r}: upload a .csv, .tsv or .jsonl file")
-    size = path_obj.stat().st_size
-    if size > max_bytes:
-        raise UploadError(f"the file is {size / 1048576:.1f} MB; this Space scores files up to "
-                          f"{max_bytes / 1048576:.0f} MB and {max_rows} rows (use the `wrdscore` command for more)")
-    raw = path_obj.read_bytes()
-    if not raw.strip():
-        raise UploadError("the file is empty")
-    if b"\x00" in raw:
-        raise UploadError("the file looks binary (it contains NUL bytes); upload UTF-8 text")
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UploadError(f"the file is not UTF-8 text (invalid byte at position {exc.start}); "
-                          "save it as UTF-8 and upload it again") from None
-    if kind == "jsonl":
-        frame = _read_jsonl(text)
-    else:
-        frame = _read_delimited(text, kind)
-    frame.columns = [str(c).strip().lower() for c in frame.columns]
-    for column in ("prediction", "reference", "human"):
-        if list(frame.columns).count(column) > 1:
-            raise UploadError(f"the file has more than one {column!r} column (names are compared ignoring case)")
-    missing = [c for c in ("prediction", "reference") if c not in frame.columns]
-    if missing:
-        found = ", ".join(repr(c) for c in frame.columns[:10]) or "none"
-        hint = " (is it really tab-separated?)" if kind == "tsv" and len(frame.columns) == 1 else ""
-        raise UploadError(f"the file needs columns 'prediction' and 'reference'; missing {missing}, "
-                          f"found {found}{hint}")
-    if len(frame) == 0:
-        raise UploadError("the file has a header but no rows")
-    if len(frame) > max_rows:
-        raise UploadError(f"the file has {len(frame)} rows; this Space scores at most {max_rows} with these "
-                          f"options ({MAX_ROWS} with a static embedding, {MAX_ROWS_CONTEXTUAL} with the contextual "
-                          "backend); use the `wrdscore` command or the library for bigger files")
-    out = pd.DataFrame({"prediction": frame["prediction"], "reference": frame["reference"]})
+        frame = read_table(path, numeric=("human",), max_bytes=max_bytes, max_rows=max_rows)
+    except TableError as exc:
+        if "limit" not in str(exc):
+            raise UploadError(str(exc)) from None
+        raise UploadError(f"{exc}: this Space scores at most {max_rows} with these options ({MAX_ROWS} rows with a "
+                          f"static embedding, {MAX_ROWS_CONTEXTUAL} with the contextual backend) and "
+                          f"{max_bytes // 1048576} MB; use the `wrdscore` command or the library for bigger files") \
+            from None
+    out = frame[["prediction", "reference"] + (["human"] if "human" in frame.columns else [])].copy()
     for column in ("prediction", "reference"):
-        bad = [i for i, v in enumerate(out[column]) if not isinstance(v, str)]
-        if bad:
-            raise UploadError(f"row {bad[0] + 1}: {column} must be text, got {out[column].iloc[bad[0]]!r}")
         for i, value in enumerate(out[column]):
             check_text_length(value, f"row {i + 1}: the {column}")
-    if "human" in frame.columns:
-        out["human"] = _human_column(list(frame["human"]))
-        if not np.isfinite(out["human"]).any():
-            # Correlations over 0 rows would be reported as if they meant something.
-            raise UploadError("the 'human' column has no numbers (every row is empty or NaN); fill it in, "
-                              "or drop the column to score without correlations")
-    return out.reset_index(drop=True)
-
-
-def _read_delimited(text: str, kind: str) -> pd.DataFrame:
-    sep, quoting = ("\t", csv.QUOTE_NONE) if kind == "tsv" else (",", csv.QUOTE_MINIMAL)
-    try:
-        with warnings.catch_warnings():
-            # index_col=False: pandas would otherwise take rows with one field more than the header
-            # (a trailing delimiter) as "index + columns" and shift every column left by one. The
-            # extra fields would then be dropped with only a warning; they are refused instead.
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_filter=False,
-                               quoting=quoting, index_col=False)
-    except pd.errors.ParserWarning:
-        rows = csv.reader(io.StringIO(text), delimiter=sep, quoting=quoting)
-        width = len(next(rows))
-        number, fields_ = next(((k, len(r)) for k, r in enumerate(rows, 1) if len(r) > width), (0, 0))
-        raise UploadError(f"row {number} has {fields_} fields but the header names {width} columns (a "
-                          f"delimiter at the end of each row?); remove the extra fields or name them in the header") \
-            from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
-        detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-        raise UploadError(f"could not read the file as {kind.upper()}: {detail}") from None
-
-
-def _read_jsonl(text: str) -> pd.DataFrame:
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UploadError(f"line {number} is not valid JSON: {exc.msg}") from None
-        except RecursionError:
-            raise UploadError(f"line {number} is nested too deeply; each line must be a flat JSON object with "
-                              "'prediction' and 'reference'") from None
-        except ValueError as exc:  # e.g. an integer longer than Python's int-to-string limit
-            raise UploadError(f"line {number} is not usable JSON: {exc}") from None
-        if not isinstance(record, dict):
-            raise UploadError(f"line {number} must be a JSON object with 'prediction' and 'reference', "
-                              f"got {type(record).__name__}")
-        records.append(record)
-    if not records:
-        raise UploadError("the file is empty")
-    frame = pd.DataFrame.from_records(records)
-    return frame
+    if "human" in out.columns and not np.isfinite(out["human"]).any():
+        # Correlations over 0 rows would be reported as if they meant something.
+        raise UploadError("the 'human' column has no numbers (every row is empty or NaN); fill it in, "
+                          "or drop the column to score without correlations")
+    return out
 
 
 ProgressFn = Callable[[float, str], None]
@@ -466,19 +356,10 @@ def score_table(frame: pd.DataFrame, options: Mapping[str, Any], siblings: bool 
     n = len(predictions)
     scorer = WRDScorer(**options)
     wrd_share = 0.5 if siblings else 1.0
-    precision: List[float] = []
-    recall: List[float] = []
-    f1: List[float] = []
-    signature = ""
-    step = n if options.get("weights") in ("idf", "norm*idf") else CHUNK_ROWS
-    for start in range(0, n, step):
-        stop = min(n, start + step)
-        report(wrd_share * start / n, f"WRDScore: rows {start + 1}-{stop} of {n}")
-        result = scorer.score(predictions[start:stop], references[start:stop])
-        precision += result["precision"]
-        recall += result["recall"]
-        f1 += result["f1"]
-        signature = result["signature"]
+    result = score_chunked(scorer, predictions, references, chunk_size=CHUNK_ROWS,
+                           progress=lambda done, total: report(wrd_share * done / total,
+                                                               f"WRDScore: {done} of {total} rows"))
+    precision, recall, f1, signature = result["precision"], result["recall"], result["f1"], result["signature"]
     table = frame.copy()
     table["wrdscore_precision"] = precision
     table["wrdscore_recall"] = recall
@@ -556,7 +437,7 @@ def write_scored(table: pd.DataFrame, source_name: str, directory: Optional[str]
     """Write the scored table next to nothing but a fresh temporary directory, in the upload's format."""
     directory = directory or tempfile.mkdtemp(prefix="wrdscore-app-")
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(source_name).stem)[:60] or "scores"
-    kind = _FORMATS.get(Path(source_name).suffix.lower(), "csv")
+    kind = TABLE_FORMATS.get(Path(source_name).suffix.lower(), "csv")
     if kind == "jsonl":
         path = Path(directory) / f"{stem}.scored.jsonl"
         # json, not pandas: floats written by repr round-trip exactly, and a missing human score is null.
@@ -609,63 +490,22 @@ Models* (arXiv:2405.19220).
 
 
 def _options_markdown() -> str:
-    choices = {
-        "variant": list(VARIANTS), "backend": list(BACKENDS), "tokenizer": list(TOKENIZERS),
-        "oov": list(OOV_POLICIES), "weights": list(WEIGHTS),
-    }
-    lines = ["### Options", "", "Every option of the library (`wrd_score.Options`), with its default; the "
-             "**Score a pair** and **Score a file** tabs expose the ones marked ✓.", "",
-             "| option | default | values | in the app |", "|---|---|---|---|"]
-    exposed = {"variant", "backend", "embedding", "tokenizer", "oov", "weights", "clip_negative",
-               "rescale_with_baseline"}
-    for f in fields(Options):
-        values = ", ".join(f"`{v}`" for v in choices.get(f.name, [])) or ("`True`, `False`" if f.type == "bool" else "")
-        if f.name == "embedding":
-            values = "`default`, `glove-6b-50d`, or a file path (library only)"
-        elif f.name in getattr(Options, "_CONTEXTUAL_FIELDS", ()):
-            values = (values + "; " if values else "") + "backend `contextual` only"
-        lines.append(f"| `{f.name}` | `{f.default!r}` | {values} | {'✓' if f.name in exposed else ''} |")
-    lines += ["", f"Uploads: `.csv`, `.tsv` (tab-separated, quoting off) or `.jsonl`, with columns `prediction` and "
-              f"`reference` and optionally `human`; at most {MAX_ROWS} rows ({MAX_ROWS_CONTEXTUAL} with the contextual "
-              f"backend) and {MAX_UPLOAD_BYTES // 1048576} MB. "
-              "Bigger files: `wrdscore` on the command line."]
+    lines = ["### Options", "", "Every option of the library (`wrd_score.Options`), generated from its description; "
+             "the **Score a pair** and **Score a file** tabs expose the metric options and the embedding.", "",
+             markdown_table(), "",
+             f"Uploads: `.csv`, `.tsv` (tab-separated, quoting off) or `.jsonl`, with columns `prediction` and "
+             f"`reference` and optionally `human`; at most {MAX_ROWS} rows ({MAX_ROWS_CONTEXTUAL} with the contextual "
+             f"backend) and {MAX_UPLOAD_BYTES // 1048576} MB. Bigger files: `wrdscore` on the command line."]
     return "\n".join(lines)
 
 
-def _validation_markdown(root: Path = Path(__file__).resolve().parent) -> str:
-    """The validation section of the README (written by ``wrdscore validate`` runs), shown as is."""
-    for candidate in (root / "README.md",):
-        if not candidate.is_file():
-            continue
-        text = candidate.read_text(encoding="utf-8")
-        for word in ("validation", "human judgment"):
-            section = _markdown_section(text, word)
-            if section:
-                return section
+def _validation_markdown(root: Path = ROOT) -> str:
+    """``docs/validation-summary.md``, the validation summary the README and docs/validation.md also show."""
+    path = root / "docs" / "validation-summary.md"
+    if path.is_file():
+        return path.read_text(encoding="utf-8")
     return ("### Validation\n\nThe validation tables (correlation with human judgments on IdBench and STS-B) are in "
-            "the project README; this copy of the app could not find them.")
-
-
-def _markdown_section(text: str, word: str) -> str:
-    """The first ``#``-headed section whose title contains ``word``, down to the next heading of its level."""
-    lines = text.splitlines()
-    in_fence = False
-    start = level = None
-    for k, line in enumerate(lines):
-        if line.lstrip().startswith("```"):
-            in_fence = not in_fence
-        if in_fence:
-            continue
-        match = re.match(r"^(#{1,6})\s+(.*)$", line)
-        if not match:
-            continue
-        depth = len(match.group(1))
-        if start is None:
-            if word in match.group(2).lower():
-                start, level = k, depth
-        elif depth <= level:
-            return "\n".join(lines[start:k]).strip()
-    return "\n".join(lines[start:]).strip() if start is not None else ""
+            "docs/validation.md; this copy of the app could not find them.")
 
 
 # --------------------------------------------------------------------------- UI
@@ -763,15 +603,14 @@ def build_demo() -> "gr.Blocks":
             with gr.Row():
                 embedding = gr.Dropdown(embedding_choices, value=embedding_choices[0], label="Embedding / backend",
                                         elem_id="embedding")
-                variant = gr.Radio(list(VARIANTS), value=Options.variant, label="Variant",
+                variant = gr.Radio(list(OPTION["variant"].choices), value=Options.variant, label="Variant",
                                    info="paper = equations 4-5; wrd = recall 1-WRD, greedy precision")
-                weights = gr.Dropdown(list(WEIGHTS), value=Options.weights, label="Token masses (weights)")
+                weights = gr.Dropdown(list(OPTION["weights"].choices), value=Options.weights, label="Token masses (weights)")
             with gr.Row():
-                tokenizer = gr.Dropdown([TOKENIZER_AUTO, *TOKENIZERS], value=TOKENIZER_AUTO, label="Tokenizer")
-                oov = gr.Dropdown(list(OOV_POLICIES), value=Options.oov, label="Out-of-vocabulary tokens (static)")
+                tokenizer = gr.Dropdown([TOKENIZER_AUTO, *OPTION["tokenizer"].choices], value=TOKENIZER_AUTO, label="Tokenizer")
+                oov = gr.Dropdown(list(OPTION["oov"].choices), value=Options.oov, label="Out-of-vocabulary tokens (static)")
                 clip = gr.Checkbox(value=Options.clip_negative, label="Clip negative cosines to 0")
-                rescale = gr.Checkbox(value=False, label="Rescale with baseline",
-                                      visible="rescale_with_baseline" in _option_fields())
+                rescale = gr.Checkbox(value=False, label="Rescale with baseline")
                 with_siblings = gr.Checkbox(value=_siblings() is not None, label="Also ROUGE-1, BERTScore, MoverScore",
                                             interactive=_siblings() is not None)
         option_inputs = [embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings]

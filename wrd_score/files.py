@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
+import math
 import os
 import stat
 import sys
@@ -24,6 +25,10 @@ from typing import IO, Any, Dict, Iterator, List, Mapping, NamedTuple, Optional,
 
 __all__ = [
     "count_lines",
+    "open_input",
+    "read_table",
+    "numeric_column",
+    "TableError",
     "iter_lines",
     "resolve_inputs",
     "Inputs",
@@ -53,6 +58,17 @@ STDIN = "-"
 
 
 # ---------------------------------------------------------------------------------- reading
+def open_input(path: str, text: bool = False, errors: str = "strict") -> IO:
+    """The one opener of input files: a ``.gz`` file (any case) is decompressed as it is read.
+
+    Binary by default; ``text=True`` decodes UTF-8 with ``errors``.
+    """
+    path = os.fspath(path)
+    if path.lower().endswith(".gz"):
+        return gzip.open(path, "rt" if text else "rb", **({"encoding": "utf-8", "errors": errors} if text else {}))
+    return open(path, "r" if text else "rb", **({"encoding": "utf-8", "errors": errors} if text else {}))
+
+
 def _open_binary(path: str, name: str) -> IO[bytes]:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{name} must be a file path (str), got {type(path).__name__}")
@@ -65,12 +81,9 @@ def _open_binary(path: str, name: str) -> IO[bytes]:
     if os.path.isdir(path):
         raise IsADirectoryError(f"{name} file {path!r} is a directory, not a file")
     try:
-        handle: IO[bytes] = open(path, "rb")
+        return open_input(path)
     except OSError as exc:
         raise OSError(f"{name} file {path!r} cannot be read: {exc.strerror or exc}") from None
-    if path.endswith(".gz"):
-        return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
-    return handle
 
 
 def iter_lines(path: str, name: str = "input") -> Iterator[str]:
@@ -220,6 +233,179 @@ def iter_file_pairs(candidates: str, references: Sequence[str]) -> Iterator[Pair
         if "zip()" in str(exc):  # a file changed between the checking pass and this one
             raise ValueError(f"candidates and references files changed length while being read: {exc}") from None
         raise
+
+
+# ---------------------------------------------------------------------------------- tables
+class TableError(ValueError):
+    """A table file that cannot be read as data; the message says what is wrong, for the user."""
+
+
+#: Table formats by extension (before an optional ``.gz``).
+TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+#: Values of a numeric column that mean "missing".
+MISSING = ("", "nan", "na", "none", "null")
+
+
+def table_format(path: str) -> str:
+    """``csv``, ``tsv`` or ``jsonl``, from the file name (``.gz`` allowed); else a :class:`TableError`."""
+    stem = os.fspath(path)
+    if stem.lower().endswith(".gz"):
+        stem = stem[:-3]
+    kind = TABLE_FORMATS.get(os.path.splitext(stem)[1].lower())
+    if kind is None:
+        raise TableError(f"unsupported file type {os.path.splitext(stem)[1] or '(none)'!r}: "
+                         "give a .csv, .tsv or .jsonl file")
+    return kind
+
+
+def read_table(path: str, required: Sequence[str] = ("prediction", "reference"), numeric: Sequence[str] = (),
+               max_bytes: Optional[int] = None, max_rows: Optional[int] = None):
+    """Read a CSV, TSV (tab-separated, quoting off) or JSONL file (optionally ``.gz``) as data only.
+
+    The one reader of prediction/reference/human tables (``wrdscore validate``, baseline corpora,
+    the app's uploads).  Text cells stay strings exactly (no NA guessing: an empty cell is an empty
+    text); ``required`` and ``numeric`` columns are matched ignoring case and renamed to the given
+    spelling; ``numeric`` columns become float arrays (:data:`MISSING` values are NaN).  Every
+    problem raises :class:`TableError` naming the row or column.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "t.tsv")
+    ...     _ = open(p, "w").write("Prediction\treference\thuman\ngetCount\tsize\t0.5\n\tx\tnan\n")
+    ...     t = read_table(p, numeric=["human"])
+    >>> t["prediction"].tolist(), t["human"].tolist()[0]
+    (['getCount', ''], 0.5)
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"file must be a path, got {type(path).__name__}")
+    path = os.fspath(path)
+    kind = table_format(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"file {path!r} does not exist")
+    size = os.path.getsize(path)
+    if max_bytes is not None and size > max_bytes:
+        raise TableError(f"the file is {size / 1048576:.1f} MB; the limit is {max_bytes / 1048576:.0f} MB")
+    with open_input(path) as handle:
+        raw = handle.read(max_bytes + 1 if max_bytes is not None else -1)
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise TableError(f"the file decompresses to over {max_bytes / 1048576:.0f} MB, the limit")
+    if not raw.strip():
+        raise TableError("the file is empty")
+    if b"\x00" in raw:
+        raise TableError("the file looks binary (it contains NUL bytes); give UTF-8 text")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TableError(f"the file is not UTF-8 text (invalid byte at position {exc.start})") from None
+    frame = _read_jsonl(text) if kind == "jsonl" else _read_delimited(text, kind)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    lowered = [c.lower() for c in frame.columns]
+    rename = {}
+    for column in [*required, *numeric]:
+        if lowered.count(column.lower()) > 1:
+            raise TableError(f"the file has more than one {column!r} column (names are compared ignoring case)")
+        if column.lower() in lowered:
+            rename[frame.columns[lowered.index(column.lower())]] = column
+    frame = frame.rename(columns=rename)
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        found = ", ".join(repr(c) for c in list(frame.columns)[:10]) or "none"
+        hint = " (is it really tab-separated?)" if kind == "tsv" and len(frame.columns) == 1 else ""
+        names = " and ".join(repr(c) for c in required)
+        raise TableError(f"the file needs columns {names}; missing {missing}, found {found}{hint}")
+    if len(frame) == 0:
+        raise TableError("the file has a header but no rows")
+    if max_rows is not None and len(frame) > max_rows:
+        raise TableError(f"the file has {len(frame)} rows; the limit is {max_rows}")
+    for column in required:
+        values = frame[column].tolist()
+        bad = next((i for i, v in enumerate(values) if not isinstance(v, str)), None)
+        if bad is not None:
+            raise TableError(f"row {bad + 1}: {column} must be text, got {values[bad]!r}")
+    for column in numeric:
+        if column in frame.columns:
+            frame[column] = numeric_column(frame[column].tolist(), column)
+    return frame.reset_index(drop=True)
+
+
+def numeric_column(values: Sequence[Any], name: str):
+    """Cells of a numeric column as floats: :data:`MISSING` values are NaN; anything else that is not
+    a finite number raises :class:`TableError` naming the row.
+
+    >>> numeric_column(["1", "", "nan", 2], "human").tolist()
+    [1.0, nan, nan, 2.0]
+    """
+    import numpy as np
+
+    out = np.empty(len(values))
+    for i, value in enumerate(values):
+        if value is None or (isinstance(value, str) and value.strip().lower() in MISSING):
+            out[i] = np.nan
+            continue
+        if isinstance(value, bool):
+            raise TableError(f"row {i + 1}: {name} must be a number, got {value!r}")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise TableError(f"row {i + 1}: {name} must be a number (or empty), got {str(value)[:40]!r}") from None
+        except OverflowError:  # an integer too large for a float (JSON has no size limit)
+            raise TableError(f"row {i + 1}: {name} is too large to be a score ({len(str(value))}-digit integer)") \
+                from None
+        if math.isinf(number):
+            raise TableError(f"row {i + 1}: {name} must be finite, got {value!r}")
+        out[i] = number
+    return out
+
+
+def _read_delimited(text: str, kind: str):
+    import csv
+    import io
+    import warnings
+
+    import pandas as pd
+
+    sep, quoting = ("\t", csv.QUOTE_NONE) if kind == "tsv" else (",", csv.QUOTE_MINIMAL)
+    try:
+        with warnings.catch_warnings():
+            # index_col=False: pandas would otherwise take rows with one field more than the header
+            # (a trailing delimiter) as "index + columns" and shift every column left by one. The
+            # extra fields would then be dropped with only a warning; they are refused instead.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_filter=False,
+                               quoting=quoting, index_col=False)
+    except pd.errors.ParserWarning:
+        rows = csv.reader(io.StringIO(text), delimiter=sep, quoting=quoting)
+        width = len(next(rows))
+        number, fields_ = next(((k, len(r)) for k, r in enumerate(rows, 1) if len(r) > width), (0, 0))
+        raise TableError(f"row {number} has {fields_} fields but the header names {width} columns (a "
+                         f"delimiter at the end of each row?); remove the extra fields or name them in the header") \
+            from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
+        detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise TableError(f"could not read the file as {kind.upper()}: {detail}") from None
+
+
+def _read_jsonl(text: str):
+    import pandas as pd
+
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise TableError(f"line {number} is not valid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise TableError(f"line {number} is nested too deeply; each line must be a flat JSON object") from None
+        except ValueError as exc:  # e.g. an integer longer than Python's int-to-string limit
+            raise TableError(f"line {number} is not usable JSON: {exc}") from None
+        if not isinstance(record, dict):
+            raise TableError(f"line {number} must be a JSON object with named fields, got {type(record).__name__}")
+        records.append(record)
+    if not records:
+        raise TableError("the file is empty")
+    return pd.DataFrame.from_records(records)
 
 
 # ---------------------------------------------------------------------------------- scoring

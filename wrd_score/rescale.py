@@ -30,11 +30,9 @@ Compute one with ``wrdscore baseline --corpus FILE [metric flags]``.
 from __future__ import annotations
 
 import datetime as _dt
-import gzip
 import json
 import math
 import os
-import sys
 import threading
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -182,29 +180,26 @@ def read_corpus(path: str, columns: Optional[Sequence[str]] = None) -> List[str]
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"corpus file {path!r} does not exist")
-    opener = gzip.open if path.endswith(".gz") else open
-    stem = path[:-3] if path.endswith(".gz") else path
     texts: Dict[str, None] = {}
-    with opener(path, "rt", encoding="utf8") as handle:
-        if stem.endswith(".tsv"):
-            header = handle.readline().rstrip("\n").split("\t")
-            wanted = list(columns) if columns else ["prediction", "reference"]
-            missing = [c for c in wanted if c not in header]
-            if missing:
-                raise ValueError(f"corpus {path!r} has no column(s) {missing}; its columns are {header}")
-            idx = [header.index(c) for c in wanted]
-            for line in handle:
-                cells = line.rstrip("\n").split("\t")
-                for i in idx:
-                    if i < len(cells) and cells[i].strip():
-                        texts.setdefault(cells[i], None)
-        else:
-            if columns:
-                raise ValueError(f"columns= applies to .tsv corpora only, not {path!r}")
-            for line in handle:
-                text = line.rstrip("\n")
+    stem = path[:-3] if path.lower().endswith(".gz") else path
+    if stem.endswith(".tsv"):
+        from .files import read_table
+
+        wanted = list(columns) if columns else ["prediction", "reference"]
+        frame = read_table(path, required=wanted)
+        # Row by row, in column order: the order of first sight fixes which random pairs a seed draws.
+        for row in zip(*(frame[column].tolist() for column in wanted)):
+            for text in row:
                 if text.strip():
                     texts.setdefault(text, None)
+    else:
+        if columns:
+            raise ValueError(f"columns= applies to .tsv corpora only, not {path!r}")
+        from .files import iter_lines
+
+        for text in iter_lines(path, "corpus"):
+            if text.strip():
+                texts.setdefault(text, None)
     if len(texts) < 2:
         raise ValueError(f"corpus {path!r} has {len(texts)} distinct texts; random pairs need at least 2")
     return list(texts)

@@ -27,7 +27,6 @@ start vector; singular vector signs are fixed).
 """
 from __future__ import annotations
 
-import gzip
 import math
 import os
 from collections import Counter
@@ -36,6 +35,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Unio
 import numpy as np
 
 from .backends.static import StaticEmbedding, file_sha256
+from .files import open_input
 from .tokenize import split_identifier
 
 __all__ = ["METHODS", "CORPUS_FORMATS", "Corpus", "train", "convert"]
@@ -86,9 +86,8 @@ class Corpus:
 
     def _lines(self) -> Iterator[str]:
         for path in self.paths:
-            opener = gzip.open if path.lower().endswith(".gz") else open
             try:
-                with opener(path, "rt", encoding="utf8", errors="replace") as handle:
+                with open_input(path, text=True, errors="replace") as handle:
                     yield from handle
             except (OSError, EOFError) as exc:  # a truncated or non-gzip .gz surfaces only here
                 raise ValueError(f"could not read corpus file {path!r}: {exc}") from exc

@@ -26,7 +26,6 @@ over groups (its paired test resamples within each group).
 """
 from __future__ import annotations
 
-import csv
 import fnmatch
 import math
 import os
@@ -134,41 +133,28 @@ def parse_metric(spec: str) -> MetricSpec:
 
 # ------------------------------------------------------------------------------------------ input
 def read_judgments(path: str, human: str = "human"):
-    """Read one judgment file (tab-separated, quoting off) into a pandas DataFrame.
+    """Read one judgment file into a pandas DataFrame (:func:`wrd_score.files.read_table`: TSV with
+    quoting off, CSV or JSONL; ``.gz`` allowed).
 
     Text columns stay strings (an empty cell is an empty text, not NaN); ``nan`` in numeric columns
-    is missing.
+    is missing.  An ``id`` column is added when the file has none.
     """
-    import pandas as pd
+    from .files import read_table
 
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"file must be a path, got {type(path).__name__}")
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"judgment file {path!r} does not exist")
-    try:
-        frame = pd.read_csv(path, sep="\t", quoting=csv.QUOTE_NONE, dtype=str, keep_default_na=False,
-                            na_filter=False, encoding="utf8")
-    except Exception as exc:  # pandas raises ParserError, UnicodeDecodeError, EmptyDataError...
-        raise ValueError(f"could not read {path!r} as a tab-separated file with a header: {exc}") from exc
-    missing = [c for c in ("prediction", "reference", human) if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{path!r} lacks column(s) {missing}; its columns are {list(frame.columns)}")
+    frame = read_table(path, required=("prediction", "reference"), numeric=(human,))
+    if human not in frame.columns:
+        raise ValueError(f"{os.fspath(path)!r} lacks column(s) [{human!r}]; its columns are {list(frame.columns)}")
     if "id" not in frame.columns:
         frame.insert(0, "id", [str(i) for i in range(len(frame))])
-    frame[human] = _numeric(frame[human], f"{path}: column {human!r}")
     return frame
 
 
 def _numeric(series, what: str) -> np.ndarray:
-    import pandas as pd
+    from .files import numeric_column
 
-    values = pd.to_numeric(series.replace({"": "nan"}), errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.isnan(values) & ~series.str.strip().str.lower().isin(["nan", "", "na", "none"]).to_numpy()
-    if bad.any():
-        first = series[bad].iloc[0]
-        raise ValueError(f"{what} is not numeric (row {int(np.flatnonzero(bad)[0])}: {first!r})")
-    return values
+    if series.dtype.kind == "f":  # already parsed (the human column)
+        return series.to_numpy(dtype=np.float64)
+    return numeric_column(series.tolist(), what)
 
 
 def _numeric_columns(frame, exclude: Sequence[str]) -> List[str]:

@@ -19,6 +19,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..files import open_input
 from ..tokenize import get_tokenizer
 from .base import Encoded
 
@@ -460,11 +461,8 @@ def _check_text_rows(path: str, header: bool) -> None:
     gensim parses a short row by numpy broadcasting (``count 0.4`` becomes ``[0.4, 0.4, 0.4]``),
     so a truncated file would load, score and convert silently wrong.
     """
-    import gzip
-
-    gz = path.lower().endswith(".gz")
     dim = None
-    with (gzip.open(path, "rb") if gz else open(path, "rb")) as handle:
+    with open_input(path) as handle:
         for line_no, line in enumerate(handle, start=1):
             if header and line_no == 1:
                 dim = int(line.split()[1])
@@ -519,18 +517,15 @@ def _check_word2vec_header(path: str, binary: bool) -> None:
     gensim pre-allocates ``rows x dim`` floats and a ``rows``-long list from the header alone, so a
     few bytes saying ``1000000000 300`` would take gigabytes (and minutes) before failing.
     """
-    import gzip
-
-    gz = path.lower().endswith(".gz")
     try:
-        with (gzip.open(path, "rb") if gz else open(path, "rb")) as handle:
+        with open_input(path) as handle:
             header = handle.readline(256).split()
         rows, dim = int(header[0]), int(header[1])
     except (OSError, EOFError, ValueError, IndexError) as exc:
         raise ValueError(f"{path!r} is not a word2vec file: its first line must be '<rows> <dimensions>'") from exc
     # Smallest possible row: text "w 0 0 ..." (2 bytes a value), binary "w " + 4 bytes a value.
     # Deflate expands at most ~1032x, which bounds a .gz file's content.
-    room = os.path.getsize(path) * (1032 if gz else 1)
+    room = os.path.getsize(path) * (1032 if path.lower().endswith(".gz") else 1)
     if rows < 1 or dim < 1 or rows * (dim * (4 if binary else 2) + 2) > room:
         raise ValueError(f"{path!r} is truncated or corrupt: its header promises {rows} rows of {dim} values, "
                          f"more than its {os.path.getsize(path)} bytes can hold")
@@ -585,11 +580,8 @@ def _guess_format(path: str) -> str:
 
 
 def _text_flavour(path: str) -> str:
-    import gzip
-
-    opener = gzip.open if path.lower().endswith(".gz") else open
     try:
-        with opener(path, "rt", encoding="utf8", errors="replace") as handle:
+        with open_input(path, text=True, errors="replace") as handle:
             first = handle.readline().split()
     except OSError as exc:
         raise ValueError(f"could not read embedding file {path!r}: {exc}") from exc

@@ -1,7 +1,8 @@
 """Several metrics on the same pairs, one row per example: :func:`compare`."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+import inspect
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ..options import option_info
 from .base import References, get_metric, metric_factory, metric_names
@@ -39,7 +40,9 @@ def split_options(metrics: Sequence[str], options: Mapping[str, Any]) -> Tuple[D
             raise TypeError(f"option {key!r} is neither a metric option nor one of a metric asked for "
                             f"({list(metrics)}); known: {known}")
         for target in targets:
-            own[target][name] = value
+            # "rouge_types" is Rouge's own parameter name: it keeps its prefix.
+            params = inspect.signature(metric_factory(target)).parameters
+            own[target][key if key in params else name] = value
     return shared, own
 
 

@@ -11,7 +11,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple, Union
 import numpy as np
 
 from ..metric import WRDScorer, _check_references, _check_texts
-from ..options import Options, option_info
+from ..options import option_info
 from ..weights import document_frequencies, user_idf
 
 __all__ = ["backend_for", "inputs", "distinct_texts", "encode", "special_mask", "fit_log_idf", "idf_weights",

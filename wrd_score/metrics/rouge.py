@@ -1,7 +1,7 @@
 """ROUGE-1/2/L/Lsum through the ``rouge-score`` package (F-measure), optionally on identifier subtokens."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Tuple, Union
+from typing import Any, Dict, List, Sequence, Union
 
 from ..signature import Signature
 from ..tokenize import split_identifier
