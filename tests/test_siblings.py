@@ -107,7 +107,7 @@ def test_compare_subset_dataframe_and_sibling_options():
 
 def test_compare_bad_input():
     with pytest.raises(ValueError, match="metrics"):
-        compare(["a"], ["a"], metrics=["bleu"])
+        compare(["a"], ["a"], metrics=["bleurt"])
     with pytest.raises(ValueError, match="metrics"):
         compare(["a"], ["a"], metrics=[])
     with pytest.raises(TypeError, match="unknown option"):
@@ -127,7 +127,7 @@ def test_compare_command_prints_the_table(capsys):
                  "--rouge-split-identifiers"]) == 0
     out = capsys.readouterr().out
     assert "wrdscore_f1" in out and "rouge1" in out and "# rouge: rouge:rouge-score|tok:identifier" in out
-    assert main(["compare", "-c", "a", "-r", "b", "--metrics", "bleu"]) == 2
+    assert main(["compare", "-c", "a", "-r", "b", "--metrics", "bleurt"]) == 2
     assert "metrics must be drawn from" in capsys.readouterr().err
 
 

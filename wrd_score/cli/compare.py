@@ -1,4 +1,4 @@
-"""``wrdscore compare``: WRDScore, BERTScore, MoverScore and ROUGE side by side on the same pairs."""
+"""``wrdscore compare``: WRDScore beside the literature's metrics (BERTScore, MoverScore, ROUGE, ...) on the same pairs."""
 from __future__ import annotations
 
 import argparse
@@ -7,7 +7,7 @@ import sys
 from typing import Tuple
 
 from ..files import iter_file_pairs, resolve_inputs
-from ..metrics import COMPARED, MOVERSCORE_FORMS, compare
+from ..metrics import COMPARED, MOVERSCORE_FORMS, compare, metric_names
 from ..metrics.moverscore import KEEP_DROP
 from .common import add_input_arguments, add_metric_arguments, options_from_args
 
@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "exit status: 0 on success, 2 on bad input.")
     io = add_input_arguments(parser)
     io.add_argument("--metrics", default=",".join(COMPARED),
-                    help=f"comma-separated subset of {','.join(COMPARED)} (default: all)")
+                    help=f"comma-separated metrics from {','.join(metric_names())}, or 'all' for every one "
+                         f"(default: {','.join(COMPARED)})")
     fmt = io.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="print CSV instead of an aligned table")
     fmt.add_argument("--json", action="store_true", help="print the dict of lists (with signatures) as JSON")
@@ -48,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.digits <= 17:
         raise ValueError(f"--digits must be between 0 and 17, got {args.digits}")
     metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
+    if metrics == ("all",):
+        metrics = metric_names(bundles=False)
     inputs = resolve_inputs(args.candidates, args.references, args.input_mode)
     if inputs.are_files:
         rows = list(iter_file_pairs(inputs.candidates, inputs.references))

@@ -5,15 +5,19 @@ import argparse
 import os
 import sys
 
-from ..validate import DEFAULT_METRICS, ConstantHumanError, _stem, validate
+from ..validate import DEFAULT_METRICS, ConstantHumanError, _stem, all_metrics, validate
 from .common import add_metric_arguments, options_from_args
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE.tsv", help="judgment files (shared/data format)")
     parser.add_argument("--metric", "-m", dest="metrics", action="append", default=None, metavar="SPEC",
-                        help="metric to validate, repeatable: wrdscore[:opt=val,...], bertscore[:...], "
-                             "moverscore[:...], rouge1, rouge2, rougeL, column:NAME (patterns allowed). "
+                        help="metric to validate, repeatable: wrdscore[:opt=val,...], or any registered metric "
+                             "with its options (bertscore, moverscore, rouge1, rouge2, rougeL, rougeLsum, bleu, wms, "
+                             "sms, s+wms, sbert, meteor), or column:NAME (patterns allowed). "
                              f"Default: {' '.join(DEFAULT_METRICS)}")
+    parser.add_argument("--all-metrics", action="store_true",
+                        help="validate every registered metric with its defaults (backend metrics on the "
+                             "command's backend options); --metric specs are added after them")
     parser.add_argument("--human", default="human", help="column with the human score (default: human)")
     parser.add_argument("--group-by", default=None, metavar="COLUMN", help="report each group and their mean")
     parser.add_argument("--human-range", nargs=2, type=float, default=None, metavar=("LO", "HI"),
@@ -31,8 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     output_dir = None if args.no_files else args.output_dir
+    metrics = list(args.metrics or ())
+    if args.all_metrics:
+        metrics = list(all_metrics()) + metrics
     try:
-        results = validate(args.files, args.metrics or DEFAULT_METRICS, human=args.human, group_by=args.group_by,
+        results = validate(args.files, metrics or DEFAULT_METRICS, human=args.human, group_by=args.group_by,
                            human_range=args.human_range, n_boot=args.bootstrap, seed=args.seed,
                            options=options_from_args(args), reference=args.reference_metric,
                            output_dir=output_dir, progress=not args.quiet)

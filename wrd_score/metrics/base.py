@@ -17,7 +17,7 @@ import numpy as np
 
 from ..signature import Signature
 
-__all__ = ["MetricResult", "Metric", "register", "get_metric", "metric_names", "References"]
+__all__ = ["MetricResult", "Metric", "register", "get_metric", "metric_names", "metric_options", "References"]
 
 References = Union[Sequence[str], Sequence[Sequence[str]]]
 
@@ -85,18 +85,30 @@ class Metric(ABC):
 
 
 _REGISTRY: Dict[str, Tuple[Callable[..., Metric], Dict[str, Any], str]] = {}
+#: Names that stand for several registered metrics at once (``rouge``: ROUGE-1, -2 and -L).
+_BUNDLES: set = set()
 
 
-def register(name: str, factory: Callable[..., Metric], help: str, **fixed: Any) -> None:
-    """Make ``get_metric(name, **options)`` build ``factory(**fixed, **options)``."""
+def register(name: str, factory: Callable[..., Metric], help: str, *, bundle: bool = False, **fixed: Any) -> None:
+    """Make ``get_metric(name, **options)`` build ``factory(**fixed, **options)``.
+
+    ``bundle=True`` marks a name whose metrics are also registered one by one; lists of "every
+    metric" (``wrdscore validate --all-metrics``) leave it out so that no column appears twice.
+    """
     if name in _REGISTRY:
         raise ValueError(f"metric {name!r} is registered twice")
     _REGISTRY[name] = (factory, dict(fixed), help)
+    if bundle:
+        _BUNDLES.add(name)
 
 
-def metric_names() -> Tuple[str, ...]:
-    """Every registered metric name, in registration order."""
-    return tuple(_REGISTRY)
+def metric_names(bundles: bool = True) -> Tuple[str, ...]:
+    """Every registered metric name, in registration order (``bundles=False``: without bundles).
+
+    >>> "rouge" in metric_names(), "rouge" in metric_names(bundles=False)
+    (True, False)
+    """
+    return tuple(name for name in _REGISTRY if bundles or name not in _BUNDLES)
 
 
 def metric_help(name: str) -> str:
@@ -107,6 +119,26 @@ def metric_factory(name: str) -> Callable[..., Metric]:
     if name not in _REGISTRY:
         raise ValueError(f"metric must be one of {list(_REGISTRY)}, got {name!r}")
     return _REGISTRY[name][0]
+
+
+def metric_options(name: str) -> Tuple[str, ...]:
+    """The keyword options ``get_metric(name, ...)`` accepts: the factory's own parameters less the
+    fixed ones, plus every backend option for a metric that runs on a WRDScore backend.
+
+    >>> metric_options("rouge1")
+    ('split_identifiers', 'use_stemmer')
+    """
+    import inspect
+
+    metric_factory(name)  # an unknown name: the registry's one message
+    factory, fixed, _ = _REGISTRY[name]
+    params = inspect.signature(factory).parameters.values()
+    named = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in fixed]
+    if getattr(factory, "uses_backend", False) and any(p.kind == p.VAR_KEYWORD for p in params):
+        from .embedding import BACKEND_OPTIONS
+
+        named += sorted(BACKEND_OPTIONS - set(named))
+    return tuple(named)
 
 
 def get_metric(name: str, **options: Any) -> Metric:

@@ -8,7 +8,7 @@ import numpy as np
 from ..scoring import cosine_matrix, empty_pair_score, f1_score
 from ..signature import Signature
 from .base import Metric, MetricResult, References, check_bool, pick_best, register
-from .embedding import backend_for, distinct_texts, encode, idf_weights, inputs, special_mask
+from .embedding import backend_for, encode, idf_weights, special_mask, text_pairs
 
 __all__ = ["BERTScore", "bertscore"]
 
@@ -43,12 +43,10 @@ class BERTScore(Metric):
         self.backend, self.options = backend_for(options)
 
     def score(self, predictions: Sequence[str], references: References) -> MetricResult:
-        predictions, refs = inputs(predictions, references)
+        predictions, refs, texts, pairs = text_pairs(predictions, references)
         backend, clip = self.backend, self.options.clip_negative
-        texts, index = distinct_texts(predictions, refs)
         enc = encode(backend, texts, keep_special=self.special_candidates)
         weights, source = idf_weights(self.idf, enc, (backend.tokenize(r) for group in refs for r in group))
-        pairs = [(index[p], index[r]) for p, group in zip(predictions, refs) for r in group]
         precision = np.empty(len(pairs))
         recall = np.empty(len(pairs))
         for k, (ip, ir) in enumerate(pairs):

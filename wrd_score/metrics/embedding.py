@@ -14,7 +14,7 @@ from ..metric import WRDScorer, _check_references, _check_texts
 from ..options import option_info
 from ..weights import document_frequencies, user_idf
 
-__all__ = ["backend_for", "inputs", "distinct_texts", "encode", "special_mask", "fit_log_idf", "idf_weights",
+__all__ = ["backend_for", "inputs", "distinct_texts", "text_pairs", "encode", "special_mask", "fit_log_idf", "idf_weights",
            "BACKEND_OPTIONS"]
 
 #: The options that pick a backend (WRDScore's own scoring options do not apply to the siblings).
@@ -46,6 +46,18 @@ def distinct_texts(predictions: List[str], refs: List[List[str]]) -> Tuple[List[
         for text in group:
             index.setdefault(text, len(index))
     return list(index), index
+
+
+def text_pairs(predictions: Any, references: Any) -> Tuple[List[str], List[List[str]], List[str], List[Tuple[int, int]]]:
+    """Checked inputs, their distinct texts (:func:`distinct_texts`) and every (prediction, reference)
+    pair as text indices, reference by reference.
+
+    >>> text_pairs(["a", "b"], [["b", "c"], "a"])[2:]
+    (['a', 'b', 'c'], [(0, 1), (0, 2), (1, 0)])
+    """
+    predictions, refs = inputs(predictions, references)
+    texts, index = distinct_texts(predictions, refs)
+    return predictions, refs, texts, [(index[p], index[r]) for p, group in zip(predictions, refs) for r in group]
 
 
 def encode(backend, texts: List[str], keep_special: bool):

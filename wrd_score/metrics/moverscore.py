@@ -10,7 +10,7 @@ from ..scoring import cosine_matrix, empty_pair_score
 from ..signature import Signature
 from ..transport import emd_plan
 from .base import Metric, MetricResult, References, pick_best, register
-from .embedding import backend_for, distinct_texts, encode, idf_weights, inputs, special_mask
+from .embedding import backend_for, encode, idf_weights, special_mask, text_pairs
 
 __all__ = ["MoverScore", "moverscore", "MOVERSCORE_FORMS"]
 
@@ -57,9 +57,8 @@ class MoverScore(Metric):
         self.backend, self.options = backend_for(options)
 
     def score(self, predictions: Sequence[str], references: References) -> MetricResult:
-        predictions, refs = inputs(predictions, references)
+        predictions, refs, texts, pairs = text_pairs(predictions, references)
         backend = self.backend
-        texts, index = distinct_texts(predictions, refs)
         enc = encode(backend, texts, keep_special=False)
         if self.idf is True:
             # Two tables, as moverscore_v2: reference tokens weighed by the references, prediction
@@ -77,7 +76,6 @@ class MoverScore(Metric):
         removed |= special_mask(enc)
         w_ref = np.where(removed, 0.0, w_ref)
         w_hyp = np.where(removed, 0.0, w_hyp)
-        pairs = [(index[p], index[r]) for p, group in zip(predictions, refs) for r in group]
         cost = np.empty(len(pairs))
         for k, (ip, ir) in enumerate(pairs):
             rows_p, rows_r = enc.spans[ip], enc.spans[ir]

@@ -94,6 +94,6 @@ def rouge(predictions: Sequence[str], references: References, *,
     return {**columns, "signature": str(result.signature)}
 
 
-register("rouge", Rouge, "ROUGE-1, ROUGE-2 and ROUGE-L F-measures (rouge-score)")
+register("rouge", Rouge, "ROUGE-1, ROUGE-2 and ROUGE-L F-measures (rouge-score)", bundle=True)
 for _type in ROUGE_TYPES:
     register(_type, Rouge, f"{_type} F-measure (rouge-score)", rouge_types=(_type,))
