@@ -42,8 +42,11 @@ from matplotlib.ticker import MaxNLocator
 import wrd_score
 from wrd_score.files import TABLE_FORMATS, TableError, read_table
 from wrd_score.metric import WRDScorer
+from wrd_score.metrics import compare
 from wrd_score.options import BACKENDS, Options, markdown_table, option_info
+from wrd_score.rescale import lookup_baseline
 from wrd_score.stream import score_chunked
+from wrd_score.validate import correlation_stats
 
 __all__ = [
     "MAX_UPLOAD_BYTES", "MAX_ROWS", "MAX_ROWS_CONTEXTUAL", "row_limit", "PAPER_EXAMPLES", "EMBEDDINGS", "UploadError",
@@ -128,66 +131,61 @@ def rescale_unavailable(options: Mapping[str, Any]) -> str:
     """Why these options cannot be rescaled (no stored baseline: e.g. the GloVe preset), or "" if they can."""
     try:
         scorer = WRDScorer(**{**options, "rescale_with_baseline": False})
-        from wrd_score.rescale import lookup_baseline
-
         lookup_baseline(scorer.signature(), scorer.options.embedding)
     except (ValueError, TypeError, OSError) as exc:
         return f"no rescaling baseline is stored for these options ({str(exc).split(';')[0]})"
     return ""
 
 
-def _siblings():
-    """``wrd_score.metrics`` (ROUGE, BERTScore, MoverScore), or None where it is not installed."""
-    try:
-        from wrd_score import metrics as siblings
-    except ImportError:
-        return None
-    return siblings
-
-
-SIBLING_METRICS = ("rouge", "bertscore", "moverscore")
+SIBLING_METRICS = ("rouge1", "bertscore", "moverscore")
 
 
 def _sibling_scores(predictions: List[str], references: List[str], options: Mapping[str, Any],
                     metrics: Sequence[str] = SIBLING_METRICS,
                     single_pair: bool = False) -> Tuple[Dict[str, List[float]], Dict[str, str]]:
-    """ROUGE-1, BERTScore and MoverScore per pair, from the library's ``siblings.compare``.
+    """ROUGE-1, BERTScore and MoverScore per pair, from the library's ``compare``.
 
     BERTScore and MoverScore run on the same backend and embedding as WRDScore (the library's
-    design), so the table differs only by the matching rule; ROUGE-1 splits identifiers when
-    WRDScore does, so that ``getCount`` and ``get_count`` share their words there too.  For a single
-    pair MoverScore uses uniform masses: IDF fit on one sentence is 0 for every word (moverscore's
-    own advice for single pairs is the same).
+    design), so the table differs only by the matching rule.  ROUGE-1 is rouge-score's, tokenised
+    as ``wrdscore compare`` does (one rule: rouge-score's tokenizer unless asked otherwise).  For a
+    single pair MoverScore uses uniform masses: IDF fit on one sentence is 0 for every word
+    (moverscore's own advice for single pairs is the same).
     """
-    siblings = _siblings()
-    if siblings is None:
-        raise ValueError("ROUGE-1, BERTScore and MoverScore need wrd_score.metrics, which this installation lacks")
     backend_options = {k: v for k, v in options.items() if k != "rescale_with_baseline"}
-    split = backend_options.get("tokenizer", Options.tokenizer) == "identifier"
     extra: Dict[str, Any] = {}
-    if "rouge" in metrics:
-        extra.update(rouge_types=("rouge1",), rouge_split_identifiers=split)
     if "moverscore" in metrics and single_pair:
         extra["moverscore_idf"] = False
-    table = siblings.compare(predictions, references, metrics=tuple(metrics), **extra, **backend_options)
+    table = compare(predictions, references, metrics=tuple(metrics), **extra, **backend_options)
     columns = {key: [float(v) for v in values] for key, values in table.items()
                if key not in ("prediction", "reference", "signatures") and isinstance(values, list)}
     return columns, dict(table.get("signatures", {}))
 
 
-_SIBLING_LABELS = {"wrdscore": "WRDScore", "rouge": "ROUGE-1", "rouge1": "ROUGE-1", "bertscore": "BERTScore",
-                   "moverscore": "MoverScore"}
+def metric_label(name: str, options: Mapping[str, Any]) -> str:
+    """What a row of the comparison shows: BERTScore and MoverScore are named for their matching rule
+    and the vectors they run on (with a static embedding they are not BERT models).
+
+    >>> metric_label("bertscore", {"backend": "static"})
+    'BERTScore rule (greedy), static vectors'
+    """
+    base = {"wrdscore": "WRDScore", "rouge1": "ROUGE-1", "bertscore": "BERTScore", "moverscore": "MoverScore"}
+    label = base.get(name, name)
+    if name in ("bertscore", "moverscore") and options.get("backend", Options.backend) == "static":
+        rule = "BERTScore rule (greedy)" if name == "bertscore" else "MoverScore rule (EMD, IDF)"
+        label = f"{rule}, static vectors"
+    return label
 
 
-def _comparison_rows(wrd: Tuple[float, float, float], sib: Mapping[str, List[float]]) -> pd.DataFrame:
+def _comparison_rows(wrd: Tuple[float, float, float], sib: Mapping[str, List[float]],
+                     options: Mapping[str, Any]) -> pd.DataFrame:
     """One row per metric: WRDScore first, then each sibling's precision/recall/F1 or its single score."""
     rows: Dict[str, Dict[str, float]] = {"WRDScore": {"precision": wrd[0], "recall": wrd[1], "f1": wrd[2]}}
     for key, values in sib.items():
         name, _, part = key.rpartition("_")
         if name and part in ("precision", "recall", "f1"):
-            rows.setdefault(_SIBLING_LABELS.get(name, name), {})[part] = values[0]
+            rows.setdefault(metric_label(name, options), {})[part] = values[0]
         else:
-            rows.setdefault(_SIBLING_LABELS.get(key, key), {})["f1"] = values[0]
+            rows.setdefault(metric_label(key, options), {})["f1"] = values[0]
 
     def cell(row: Mapping[str, float], part: str) -> str:
         # Text cells: a metric without precision/recall shows a dash, not NaN.
@@ -241,7 +239,7 @@ def score_pair(prediction: str, reference: str, options: Mapping[str, Any], sibl
             signatures += list(sib_signatures.values())
         except (ValueError, TypeError, OSError, ImportError) as exc:
             notes.append(f"Other metrics unavailable: {exc}")
-    return PairResult(*values, detail, "\n".join(signatures), _comparison_rows(values, sib), " ".join(notes))
+    return PairResult(*values, detail, "\n".join(signatures), _comparison_rows(values, sib, options), " ".join(notes))
 
 
 #: Heatmaps label at most this many tokens per axis (every k-th token beyond it).
@@ -368,11 +366,11 @@ def score_table(frame: pd.DataFrame, options: Mapping[str, Any], siblings: bool 
     if siblings:
         signatures = [signature]
         for k, metric in enumerate(SIBLING_METRICS):
-            report(wrd_share + (1 - wrd_share) * k / len(SIBLING_METRICS), f"{_SIBLING_LABELS[metric]}: {n} rows")
+            report(wrd_share + (1 - wrd_share) * k / len(SIBLING_METRICS), f"{metric_label(metric, options)}: {n} rows")
             try:
                 columns, sib_signatures = _sibling_scores(predictions, references, options, metrics=(metric,))
             except (ValueError, TypeError, OSError, ImportError) as exc:
-                note += f"{_SIBLING_LABELS[metric]} unavailable: {exc}\n"
+                note += f"{metric_label(metric, options)} unavailable: {exc}\n"
                 continue
             for key, values in columns.items():
                 table[key] = values
@@ -395,8 +393,6 @@ def correlations(table: pd.DataFrame, metric_columns: Sequence[str], human: str 
     The statistics are ``wrd_score.validate.correlation_stats`` (rows without a human score dropped).
     A correlation that is undefined (fewer than 3 rows, or a constant column) is left empty, never NaN.
     """
-    from wrd_score.validate import correlation_stats
-
     human_values = table[human].to_numpy(dtype=float)
     finite = human_values[np.isfinite(human_values)]
     # The range only scales MSE/MAE, which the app does not show; any valid range will do.
@@ -611,8 +607,7 @@ def build_demo() -> "gr.Blocks":
                 oov = gr.Dropdown(list(OPTION["oov"].choices), value=Options.oov, label="Out-of-vocabulary tokens (static)")
                 clip = gr.Checkbox(value=Options.clip_negative, label="Clip negative cosines to 0")
                 rescale = gr.Checkbox(value=False, label="Rescale with baseline")
-                with_siblings = gr.Checkbox(value=_siblings() is not None, label="Also ROUGE-1, BERTScore, MoverScore",
-                                            interactive=_siblings() is not None)
+                with_siblings = gr.Checkbox(value=True, label="Also ROUGE-1, BERTScore, MoverScore")
         option_inputs = [embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings]
         for control in (embedding, variant, weights, tokenizer, oov, clip):
             control.change(on_options_change, inputs=option_inputs[:7], outputs=rescale, api_name=False,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .backends.contextual import DTYPES, POOLINGS, validate_contextual_options
+from .backends.contextual import DTYPES, POOLINGS, parse_layers, validate_contextual_options
 from .backends.static import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, OOV_POLICIES
 from .scoring import VARIANTS
 from .tokenize import TOKENIZERS
@@ -115,8 +115,6 @@ class Options:
     def backend_key(self) -> tuple:
         """What identifies the backend these options build (the cache key of :class:`~wrd_score.WRDScorer`)."""
         if self.backend == "contextual":
-            from .backends.contextual import parse_layers
-
             return (self.backend, self.tokenizer, parse_layers(self.layer)) + tuple(
                 getattr(self, info.name) for info in option_info("contextual") if info.name != "layer")
         return (self.backend, self.tokenizer) + tuple(getattr(self, info.name) for info in option_info("static"))

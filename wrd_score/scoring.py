@@ -17,6 +17,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import transport
 from .backends.base import Encoded
 from .transport import emd_plan
 from .weights import normalise
@@ -282,8 +283,6 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
     >>> p.tolist(), r.tolist()
     ([0.5], [0.5])
     """
-    from . import transport
-
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
     if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:

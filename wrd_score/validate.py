@@ -35,6 +35,12 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .files import numeric_column, read_table
+from .metric import Options, WRDScorer
+from .metrics import get_metric
+from .metrics.embedding import BACKEND_OPTIONS
+from .stream import score_chunked
+
 __all__ = ["MetricSpec", "parse_metric", "read_judgments", "correlation_stats", "paired_bootstrap",
            "ValidationResult", "validate", "DEFAULT_METRICS"]
 
@@ -115,8 +121,6 @@ def parse_metric(spec: str) -> MetricSpec:
         else:
             settings[key] = _convert(value.strip())
     if name == "wrdscore":
-        from .metric import Options
-
         known = {f.name: f for f in fields(Options)}
         for key, value in settings.items():
             if key not in known:
@@ -139,8 +143,6 @@ def read_judgments(path: str, human: str = "human"):
     Text columns stay strings (an empty cell is an empty text, not NaN); ``nan`` in numeric columns
     is missing.  An ``id`` column is added when the file has none.
     """
-    from .files import read_table
-
     frame = read_table(path, required=("prediction", "reference"), numeric=(human,))
     if human not in frame.columns:
         raise ValueError(f"{os.fspath(path)!r} lacks column(s) [{human!r}]; its columns are {list(frame.columns)}")
@@ -150,8 +152,6 @@ def read_judgments(path: str, human: str = "human"):
 
 
 def _numeric(series, what: str) -> np.ndarray:
-    from .files import numeric_column
-
     if series.dtype.kind == "f":  # already parsed (the human column)
         return series.to_numpy(dtype=np.float64)
     return numeric_column(series.tolist(), what)
@@ -203,9 +203,6 @@ def compute_metric(spec: MetricSpec, frame, options: Mapping[str, Any], progress
         return _numeric(frame[kw["column"]], f"column {kw['column']!r}")
     if spec.kind == "wrdscore":
         return _wrdscore(preds, refs, {**options, **kw}, spec, progress)
-    from .metrics import get_metric
-    from .metrics.embedding import BACKEND_OPTIONS
-
     if spec.kind in ("rouge1", "rouge2", "rougeL"):
         result = get_metric(spec.kind, **kw).score(preds, refs)
     else:
@@ -221,9 +218,6 @@ def compute_metric(spec: MetricSpec, frame, options: Mapping[str, Any], progress
 def _wrdscore(preds: List[str], refs: List[str], options: Dict[str, Any], spec: MetricSpec,
               progress: bool) -> np.ndarray:
     from tqdm.auto import tqdm
-
-    from .metric import WRDScorer
-    from .stream import score_chunked
 
     scorer = WRDScorer(**options)
     # A contextual backend shows its own encoding bar and memoises one call's encoding, which the

@@ -15,6 +15,7 @@ from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tupl
 
 import numpy as np
 
+from ..scoring import best_of
 from ..signature import Signature
 
 __all__ = ["MetricResult", "Metric", "register", "get_metric", "metric_names", "References"]
@@ -131,6 +132,4 @@ def check_bool(name: str, value: Any) -> bool:
 
 
 def pick_best(values: np.ndarray, refs: List[List[str]]) -> Tuple[np.ndarray, List[int]]:
-    from ..scoring import best_of
-
     return best_of(values, [len(group) for group in refs])
