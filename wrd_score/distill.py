@@ -40,6 +40,7 @@ import numpy as np
 
 from .backends.contextual import resolve_model_path
 from .backends.static import StaticEmbedding
+from .deps import require
 from .files import read_table
 from .tokenize import split_words
 from .train import Corpus
@@ -144,7 +145,8 @@ def postprocess(vectors: np.ndarray, pca_dims: Optional[int], sif: Optional[floa
     Measured against SIF with the corpus's own frequencies (docs/tuning.md): IdBench 0.443 / 0.432 /
     0.420 vs 0.439 / 0.429 / 0.416, STS-B dev 0.788 vs 0.787; so the library's is used.
     """
-    from model2vec.distill.inference import apply_pca, compute_weights
+    inference = require("model2vec.distill.inference", "distill")
+    apply_pca, compute_weights = inference.apply_pca, inference.compute_weights
 
     vectors = np.asarray(vectors, dtype=np.float64)
     if pca_dims is not None:
@@ -156,7 +158,9 @@ def postprocess(vectors: np.ndarray, pca_dims: Optional[int], sif: Optional[floa
 
 def load_encoder(model: str = "default"):
     """A local transformers encoder and its tokenizer (``default``: the offline MiniLM)."""
-    from transformers import AutoModel, AutoTokenizer
+    require("torch", "distill")
+    transformers = require("transformers", "distill")
+    AutoModel, AutoTokenizer = transformers.AutoModel, transformers.AutoTokenizer
 
     path = resolve_model_path(model)
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)

@@ -23,6 +23,8 @@ import tempfile
 from array import array
 from typing import IO, Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
+from .deps import require
+
 __all__ = [
     "count_lines",
     "open_input",
@@ -278,6 +280,7 @@ def read_table(path: str, required: Sequence[str] = ("prediction", "reference"),
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"file must be a path, got {type(path).__name__}")
+    require("pandas", "validate")
     path = os.fspath(path)
     kind = table_format(path)
     if not os.path.isfile(path):

