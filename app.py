@@ -91,7 +91,7 @@ EMBEDDINGS: Dict[str, Dict[str, str]] = {
     _CONTEXTUAL: {"backend": "contextual"},
 }
 DEFAULT_EMBEDDING = next(iter(EMBEDDINGS))
-TOKENIZER_AUTO = "auto (suits the embedding)"
+TOKENIZER_AUTO = "auto"
 
 
 class UploadError(TableError):
@@ -603,7 +603,9 @@ def build_demo() -> "gr.Blocks":
                                    info="paper = equations 4-5; wrd = recall 1-WRD, greedy precision")
                 weights = gr.Dropdown(list(OPTION["weights"].choices), value=Options.weights, label="Token masses (weights)")
             with gr.Row():
-                tokenizer = gr.Dropdown([TOKENIZER_AUTO, *OPTION["tokenizer"].choices], value=TOKENIZER_AUTO, label="Tokenizer")
+                tokenizer = gr.Dropdown([TOKENIZER_AUTO, *OPTION["tokenizer"].choices], value=TOKENIZER_AUTO,
+                                        label="Tokenizer", info="auto: the one that suits the embedding",
+                                        min_width=200)
                 oov = gr.Dropdown(list(OPTION["oov"].choices), value=Options.oov, label="Out-of-vocabulary tokens (static)")
                 clip = gr.Checkbox(value=Options.clip_negative, label="Clip negative cosines to 0")
                 rescale = gr.Checkbox(value=False, label="Rescale with baseline")
@@ -662,11 +664,18 @@ def build_demo() -> "gr.Blocks":
                               api_name="score_file")
 
         with gr.Tab("About"):
+            # Folded sections: open, the formulas, options and validation made a page 11,700 px tall.
             latex = [{"left": "$$", "right": "$$", "display": True}, {"left": "$", "right": "$", "display": False}]
-            gr.Markdown(_FORMULAS, latex_delimiters=latex)
-            gr.Markdown(_options_markdown())
-            gr.Markdown(_validation_markdown(), latex_delimiters=latex)
+            with gr.Accordion("How WRDScore is computed", open=True):
+                gr.Markdown(_FORMULAS, latex_delimiters=latex)
+            with gr.Accordion("Options", open=False):
+                gr.Markdown(_options_markdown())
+            with gr.Accordion("Agreement with people (validation)", open=False):
+                gr.Markdown(_validation_markdown(), latex_delimiters=latex)
             gr.Markdown(f"`wrd_score` {wrd_score.__version__}")
+        # The first example is scored when the page opens: no empty table or blank plot frames before a click.
+        demo.load(on_score_pair, inputs=[prediction, reference, *option_inputs],
+                  outputs=[cards, comparison, signature, plot_cos, plot_flow, pair_note], api_name=False)
     return demo
 
 

@@ -78,3 +78,20 @@ def test_library_modules_import_each_other_at_module_level():
                 if isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").startswith("wrd_score")):
                     offenders.append(f"{module}:{node.lineno}")
     assert not offenders, offenders
+
+
+def test_readme_options_table_is_generated_from_the_metadata():
+    from wrd_score.options import with_options_table
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert readme == with_options_table(readme), (
+        "README's options table is stale: python -c \"import wrd_score.options as o; o.update_options_table('README.md')\"")
+
+
+def test_readme_commands_are_the_lean_install_then_the_ci_test_command():
+    blocks = re.findall(r"```bash\n(.*?)\n```", (REPO / "README.md").read_text(encoding="utf-8"), re.S)
+    first, second = blocks[0].strip(), blocks[1].strip()
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert "pip install ." in first and "torch" not in first and "gradio" not in first
+    assert first in ci, "the first README command must be the one .ci/run checks in a fresh environment"
+    assert second.replace("pip ", "python3 -m pip ").replace("python -m pytest", "python3 -m pytest") in ci
