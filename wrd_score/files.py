@@ -262,7 +262,7 @@ def table_format(path: str) -> str:
 
 def read_table(path: str, required: Sequence[str] = ("prediction", "reference"), numeric: Sequence[str] = (),
                max_bytes: Optional[int] = None, max_rows: Optional[int] = None):
-    """Read a CSV, TSV (tab-separated, quoting off) or JSONL file (optionally ``.gz``) as data only.
+    r"""Read a CSV, TSV (tab-separated, quoting off) or JSONL file (optionally ``.gz``) as data only.
 
     The one reader of prediction/reference/human tables (``wrdscore validate``, baseline corpora,
     the app's uploads).  Text cells stay strings exactly (no NA guessing: an empty cell is an empty

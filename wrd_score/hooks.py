@@ -218,7 +218,7 @@ def score_dataset(dataset: Any, predictions: str = "prediction", references: str
         batch_size=batch_size,
         num_proc=num_proc,
         fn_kwargs={"predictions": predictions, "references": references, "options": metric_options,
-                   "idf": table, "prefix": prefix, "signature": str(scorer.signature(table))},
+                   "idf": table, "prefix": prefix, "signature": scorer.signature(table)},
         desc="WRDScore",
     )
 

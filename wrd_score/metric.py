@@ -153,8 +153,15 @@ class WRDScorer:
         return backend
 
     # ----------------------------------------------------------------- API
-    def signature(self, idf: Optional[IDFTable] = None) -> Signature:
-        """Every setting that can change a score of this scorer (print it with the scores)."""
+    def signature(self, idf: Optional[IDFTable] = None) -> str:
+        """Every setting that can change a score of this scorer (print it with the scores).
+
+        A string, as in every result; ``Signature.parse`` reads its fields back.
+        """
+        return str(self.signature_fields(idf))
+
+    def signature_fields(self, idf: Optional[IDFTable] = None) -> Signature:
+        """:meth:`signature` as a :class:`~wrd_score.signature.Signature` value."""
         o = self.options
         parts = {"wrdscore": f"v{__version__}", "variant": o.variant}
         parts.update(self.backend.signature_fields())
@@ -231,7 +238,7 @@ class WRDScorer:
             "mean_precision": float(sum(out_p) / n),
             "mean_recall": float(sum(out_r) / n),
             "mean_f1": float(sum(out_f) / n),
-            "signature": str(signature),
+            "signature": signature,
         }
 
     def explain(self, prediction: str, reference: str, idf: Optional[Mapping[str, float]] = None) -> PairDetail:

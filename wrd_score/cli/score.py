@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if with_idf and idf is None:
         # One table for the whole input, as a single score() call would fit (a second streaming pass).
         idf = scorer.idf_table(refs for _, refs in pairs())
-    signature = str(scorer.signature(idf))
+    signature = scorer.signature(idf)
 
     several = len(args.references) > 1
     columns = {"precision": array("d"), "recall": array("d"), "f1": array("d"), "best_reference": array("l")}
