@@ -10,6 +10,8 @@ paired bootstrap test of the reference WRDScore metric against every other metri
 joint resamples of rows in which ``spearman(reference) - spearman(other) <= 0`` (a one-sided
 p-value for "WRDScore correlates better").  Rows whose human value is missing are dropped (and
 counted); so are rows where a metric's own value is missing (a numeric column with ``nan``).
+The statistics themselves are :func:`wrd_score.stats.correlation_stats` and
+:func:`wrd_score.stats.paired_bootstrap`.
 
 Metrics are given as specs ``NAME[:key=value,...]``:
 
@@ -40,13 +42,13 @@ from .metric import Options, WRDScorer
 from .metrics import get_metric
 from .metrics.embedding import BACKEND_OPTIONS
 from .stream import score_chunked
+from .stats import CORRELATIONS, correlation_stats, paired_bootstrap
 
 __all__ = ["MetricSpec", "parse_metric", "read_judgments", "correlation_stats", "paired_bootstrap",
            "ValidationResult", "validate", "DEFAULT_METRICS"]
 
 DEFAULT_METRICS = ("wrdscore", "column:baseline_*")
 _KINDS = ("wrdscore", "bertscore", "moverscore", "rouge1", "rouge2", "rougeL", "column")
-_CORRELATIONS = ("pearson", "spearman", "kendall")
 _WRDSCORE_CHUNK = 256  # pairs per progress-bar step (scores do not depend on the chunking)
 
 
@@ -229,120 +231,6 @@ def _wrdscore(preds: List[str], refs: List[str], options: Dict[str, Any], spec: 
     return np.asarray(out[spec.score_field], dtype=np.float64)
 
 
-# ------------------------------------------------------------------------------------------ statistics
-def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r of each row pair (one per bootstrap resample); NaN for a constant row."""
-    import warnings
-
-    from scipy import stats
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # constant resamples: scipy warns and returns NaN, as wanted
-        return np.asarray(stats.pearsonr(x, y, axis=-1).statistic, dtype=np.float64)
-
-
-def _rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    from scipy.stats import rankdata
-
-    return _rowwise_pearson(rankdata(x, axis=-1), rankdata(y, axis=-1))
-
-
-def _statistic(name: str, x: np.ndarray, y: np.ndarray) -> float:
-    import warnings
-
-    from scipy import stats
-
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan")  # undefined for constant input; scipy would warn and say the same
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if name == "pearson":
-            return float(stats.pearsonr(x, y)[0])
-        if name == "spearman":
-            return float(stats.spearmanr(x, y)[0])
-        return float(stats.kendalltau(x, y)[0])
-
-
-def _bootstrap_indices(n: int, n_boot: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
-
-
-def _boot_values(name: str, x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    if name == "pearson":
-        return _rowwise_pearson(x[idx], y[idx])
-    if name == "spearman":
-        return _rowwise_spearman(x[idx], y[idx])
-    return np.array([_statistic("kendall", x[i], y[i]) for i in idx])
-
-
-def correlation_stats(scores: Sequence[float], human: Sequence[float], human_range: Tuple[float, float],
-                      n_boot: int = 1000, seed: int = 0) -> Dict[str, Any]:
-    """Correlations with 95% bootstrap CIs, MSE and MAE of one metric (rows with a NaN dropped).
-
-    >>> h = np.arange(20.0)
-    >>> s = correlation_stats(h / 19, h, (0, 19), n_boot=50)
-    >>> s["n"], round(s["spearman"], 6), round(s["mse"], 6)
-    (20, 1.0, 0.0)
-    """
-    x = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(human, dtype=np.float64)
-    if x.shape != y.shape:
-        raise ValueError(f"scores and human must have the same length, got {x.shape} and {y.shape}")
-    lo, hi = map(float, human_range)
-    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-        raise ValueError(f"human_range must be two finite numbers LO < HI, got {human_range!r}")
-    keep = np.isfinite(x) & np.isfinite(y)
-    x, y = x[keep], y[keep]
-    out: Dict[str, Any] = {"n": int(keep.sum()), "n_dropped": int((~keep).sum())}
-    idx = _bootstrap_indices(len(x), n_boot, seed) if len(x) and n_boot > 0 else None
-    for name in _CORRELATIONS:
-        out[name] = _statistic(name, x, y)
-        lo_ci = hi_ci = float("nan")
-        if idx is not None and math.isfinite(out[name]):
-            values = _boot_values(name, x, y, idx)
-            values = values[np.isfinite(values)]
-            if values.size:
-                lo_ci, hi_ci = (float(v) for v in np.percentile(values, [2.5, 97.5]))
-        out[name + "_lo"], out[name + "_hi"] = lo_ci, hi_ci
-    target = (y - lo) / (hi - lo)
-    out["mse"] = float(np.mean((x - target) ** 2)) if len(x) else float("nan")
-    out["mae"] = float(np.mean(np.abs(x - target))) if len(x) else float("nan")
-    return out
-
-
-def paired_bootstrap(groups: Sequence[Tuple[np.ndarray, np.ndarray, np.ndarray]], n_boot: int = 1000,
-                     seed: int = 0) -> Tuple[float, float]:
-    """Paired bootstrap of the Spearman difference between two metrics.
-
-    ``groups`` holds ``(a, b, human)`` arrays per group (one group without ``--group-by``); rows
-    are resampled jointly within each group and the per-group differences averaged.  Returns the
-    observed mean difference and the share of resamples in which it is <= 0.
-
-    >>> h = np.arange(30.0); good = h + 0.1 * np.sin(h); bad = np.cos(h)
-    >>> diff, p = paired_bootstrap([(good, bad, h)], n_boot=200)
-    >>> diff > 0.5, p
-    (True, 0.0)
-    """
-    observed = []
-    boots = []
-    for g, (a, b, h) in enumerate(groups):
-        a, b, h = (np.asarray(v, dtype=np.float64) for v in (a, b, h))
-        keep = np.isfinite(a) & np.isfinite(b) & np.isfinite(h)
-        a, b, h = a[keep], b[keep], h[keep]
-        if len(h) < 3:
-            continue
-        observed.append(_statistic("spearman", a, h) - _statistic("spearman", b, h))
-        idx = _bootstrap_indices(len(h), n_boot, seed + g)
-        boots.append(_rowwise_spearman(a[idx], h[idx]) - _rowwise_spearman(b[idx], h[idx]))
-    if not boots:
-        return float("nan"), float("nan")
-    diff = np.nanmean(np.vstack(boots), axis=0) if len(boots) > 1 else boots[0]
-    diff = diff[np.isfinite(diff)]
-    if not diff.size:
-        return float(np.nanmean(observed)), float("nan")
-    return float(np.nanmean(observed)), float(np.mean(diff <= 0))
-
-
 # ------------------------------------------------------------------------------------------ harness
 @dataclass
 class ValidationResult:
@@ -430,7 +318,7 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
             for key in ("pearson", "spearman", "kendall", "mse", "mae"):
                 vals = [s[key] for s in per_group if math.isfinite(s[key])]
                 mean[key] = float(np.mean(vals)) if vals else float("nan")
-                if key in _CORRELATIONS:
+                if key in CORRELATIONS:
                     mean[key + "_lo"] = mean[key + "_hi"] = float("nan")
             per_group.append(mean)
         result.rows.extend(per_group)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import shlex
 import sys
 from typing import Dict, List, Optional
@@ -43,6 +44,33 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Run one command; its exit status (0 success, 2 bad input)."""
+    try:
+        try:
+            return _dispatch(argv)
+        finally:
+            # Output still buffered for a reader that has gone shows up here, not as a traceback
+            # printed by the interpreter at exit.
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped early (`wrdscore score ... | head`): it has what it asked for, so stop
+        # quietly with success. (sacreBLEU restores SIG_DFL instead: killed by the signal, status 141.)
+        _discard_stdout()
+        return 0
+
+
+def _discard_stdout() -> None:
+    # Point standard output at /dev/null so that the interpreter's last flush of the dead pipe
+    # cannot fail again (the recipe of the Python signal module's documentation).
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # stdout replaced by an object without a descriptor
+        pass
+
+
+def _dispatch(argv: Optional[List[str]]) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # Import only the chosen command's module: `wrdscore --help` and `wrdscore score` stay fast and
     # do not depend on every other command's imports. The command is the first non-option word
@@ -58,8 +86,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     try:
         return int(importlib.import_module(args._module).run(args) or 0)
+    except BrokenPipeError:
+        raise  # not the user's input: main() ends quietly
     except (ValueError, TypeError, FileNotFoundError, OSError, MissingDependency) as exc:
         # Bad input (or a missing extra) is the user's to fix: one line and a non-zero exit, no traceback.
         print(f"wrdscore {args.command}: error: {exc}", file=sys.stderr)
         return 2
-
