@@ -36,22 +36,21 @@ ROOT = Path(__file__).resolve().parent
 import gradio as gr
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 import wrd_score
 from wrd_score.files import TABLE_FORMATS, TableError, read_table
 from wrd_score.metric import WRDScorer
 from wrd_score.metrics import compare
 from wrd_score.options import BACKENDS, Options, markdown_table, option_info
+from wrd_score.plot import alignment_figure, histogram_figure
 from wrd_score.rescale import lookup_baseline
 from wrd_score.stream import score_chunked
 from wrd_score.validate import correlation_stats
 
 __all__ = [
     "MAX_UPLOAD_BYTES", "MAX_ROWS", "MAX_ROWS_CONTEXTUAL", "row_limit", "PAPER_EXAMPLES", "EMBEDDINGS", "UploadError",
-    "metric_options", "score_pair", "pair_figures", "read_upload", "score_table", "correlations",
-    "histogram_figure", "write_scored", "launch_settings", "on_score_pair", "on_score_file", "build_demo", "main",
+    "metric_options", "score_pair", "read_upload", "score_table", "correlations",
+    "write_scored", "launch_settings", "on_score_pair", "on_score_file", "build_demo", "main",
 ]
 
 #: Uploads larger than this are refused with a message (the Space shares 2 CPU cores).
@@ -242,57 +241,6 @@ def score_pair(prediction: str, reference: str, options: Mapping[str, Any], sibl
     return PairResult(*values, detail, "\n".join(signatures), _comparison_rows(values, sib, options), " ".join(notes))
 
 
-#: Heatmaps label at most this many tokens per axis (every k-th token beyond it).
-MAX_TICK_LABELS = 40
-
-
-def _heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], title: str, cmap: str,
-             vmin: float, vmax: float, fmt: str, blank_zeros: bool = False) -> Figure:
-    m, n = matrix.shape
-    # Grow with the token counts, up to a size a page can show; long texts get every k-th label.
-    fig = Figure(figsize=(min(14.0, max(4.2, 1.6 + 1.0 * n)), min(14.0, max(3.0, 1.4 + 0.55 * m))), dpi=110,
-                 layout="constrained")
-    ax = fig.add_subplot()
-    if m == 0 or n == 0:
-        ax.text(0.5, 0.5, "no tokens on one side:\nnothing to transport", ha="center", va="center", fontsize=11)
-        ax.set_axis_off()
-        ax.set_title(title, fontsize=11)
-        return fig
-    image = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
-    col_step, row_step = -(-n // MAX_TICK_LABELS), -(-m // MAX_TICK_LABELS)
-    ax.set_xticks(range(0, n, col_step), labels=list(cols)[::col_step], rotation=30 if n > 3 else 0,
-                  ha="right" if n > 3 else "center")
-    ax.set_yticks(range(0, m, row_step), labels=list(rows)[::row_step])
-    ax.set_xlabel("reference tokens")
-    ax.set_ylabel("prediction tokens")
-    ax.set_title(title, fontsize=11)
-    if m * n <= 400:  # beyond that the numbers would not be readable
-        span = (vmax - vmin) or 1.0
-        for i in range(m):
-            for j in range(n):
-                value = matrix[i, j]
-                if blank_zeros and value == 0:
-                    continue  # no flow: an empty cell reads faster than "0.00"
-                dark = (value - vmin) / span > 0.55
-                ax.text(j, i, format(value, fmt), ha="center", va="center", fontsize=9,
-                        color="white" if dark else "black")
-    fig.colorbar(image, ax=ax, shrink=0.85)
-    return fig
-
-
-def pair_figures(detail: Any) -> Tuple[Figure, Figure]:
-    """The cosine matrix and the optimal flow, labelled with the tokens (flow labels carry the masses)."""
-    cos = np.asarray(detail.cos, dtype=float)
-    flow = np.asarray(detail.flow, dtype=float)
-    fig_cos = _heatmap(cos, detail.tokens_p, detail.tokens_r, "Cosine similarity", "viridis",
-                       -1.0 if cos.size and cos.min() < 0 else 0.0, 1.0, ".2f")
-    rows = [f"{t} ({m:.2f})" for t, m in zip(detail.tokens_p, detail.mass_p)]
-    cols = [f"{t}\n({m:.2f})" for t, m in zip(detail.tokens_r, detail.mass_r)]
-    fig_flow = _heatmap(flow, rows, cols, "Optimal flow F (token masses in brackets)", "Blues",
-                        0.0, max(float(flow.max()) if flow.size else 1.0, 1e-12), ".2f", blank_zeros=True)
-    return fig_cos, fig_flow
-
-
 # --------------------------------------------------------------------------- files
 def row_limit(options: Mapping[str, Any]) -> int:
     """Most rows the Space scores in one file with these options.
@@ -411,22 +359,6 @@ def correlations(table: pd.DataFrame, metric_columns: Sequence[str], human: str 
                                      else "")
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def histogram_figure(f1: Sequence[float]) -> Figure:
-    values = np.asarray(f1, dtype=float)
-    fig = Figure(figsize=(6.0, 3.2), dpi=110, layout="constrained")
-    ax = fig.add_subplot()
-    low = min(0.0, float(values.min())) if values.size else 0.0
-    ax.hist(values, bins=20, range=(low, 1.0), color="#4c72b0", edgecolor="white")
-    if values.size:
-        ax.axvline(float(values.mean()), color="#dd8452", linestyle="--", label=f"mean {values.mean():.4f}")
-        ax.legend(loc="upper left")
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("WRDScore F1")
-    ax.set_ylabel("rows")
-    ax.set_title(f"WRDScore F1 over {values.size} rows", fontsize=11)
-    return fig
 
 
 def write_scored(table: pd.DataFrame, source_name: str, directory: Optional[str] = None) -> str:
@@ -550,11 +482,11 @@ def on_score_pair(prediction, reference, embedding, variant, weights, tokenizer,
         result = score_pair(prediction or "", reference or "", options, siblings=bool(with_siblings))
     except (ValueError, TypeError, OSError) as exc:
         raise gr.Error(_user_message(exc)) from None
-    fig_cos, fig_flow = pair_figures(result.detail)
+    figure = alignment_figure(result.detail)
     d = result.detail
     note = f"{len(d.tokens_p)} prediction tokens × {len(d.tokens_r)} reference tokens. {result.note}".strip()
     cards = _cards_html(result.precision, result.recall, result.f1)
-    return cards, result.comparison, result.signature, fig_cos, fig_flow, note
+    return cards, result.comparison, result.signature, figure, note
 
 
 def on_score_file(upload, embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings,
@@ -625,19 +557,17 @@ def build_demo() -> "gr.Blocks":
                         label="The paper's examples (section 4; ROUGE-1 is 0 for all of them)", examples_per_page=5)
             score_button = gr.Button("Score", variant="primary", elem_id="score-pair")
             cards = gr.HTML(elem_id="pair-scores")
+            # Full width: the sibling rows' names are long, and a half-width table cut off its last column.
+            comparison = gr.Dataframe(label="WRDScore beside the other metrics", elem_id="comparison",
+                                      interactive=False, column_widths=["46%", "18%", "18%", "18%"], wrap=True)
+            signature = gr.Textbox(label="Signatures (report them with the scores)", elem_id="signature", lines=4,
+                                   interactive=False, buttons=["copy"])
+            pair_note = gr.Markdown(elem_id="pair-note")
             with gr.Row():
-                comparison = gr.Dataframe(label="WRDScore beside the other metrics", elem_id="comparison",
-                                          interactive=False)
-                with gr.Column():
-                    signature = gr.Textbox(label="Signatures (report them with the scores)", elem_id="signature",
-                                           lines=4,
-                                           interactive=False, buttons=["copy"])
-                    pair_note = gr.Markdown(elem_id="pair-note")
-            with gr.Row():
-                plot_cos = gr.Plot(label="Cosine matrix", show_label=False, elem_id="plot-cos", format="png")
-                plot_flow = gr.Plot(label="Optimal flow matrix", show_label=False, elem_id="plot-flow", format="png")
+                plot_pair = gr.Plot(label="Cosine and optimal flow matrices", show_label=False, elem_id="plot-alignment",
+                                    format="png")
             score_button.click(on_score_pair, inputs=[prediction, reference, *option_inputs],
-                               outputs=[cards, comparison, signature, plot_cos, plot_flow, pair_note],
+                               outputs=[cards, comparison, signature, plot_pair, pair_note],
                                api_name="score_pair")
 
         with gr.Tab("Score a file"):
@@ -675,7 +605,7 @@ def build_demo() -> "gr.Blocks":
             gr.Markdown(f"`wrd_score` {wrd_score.__version__}")
         # The first example is scored when the page opens: no empty table or blank plot frames before a click.
         demo.load(on_score_pair, inputs=[prediction, reference, *option_inputs],
-                  outputs=[cards, comparison, signature, plot_cos, plot_flow, pair_note], api_name=False)
+                  outputs=[cards, comparison, signature, plot_pair, pair_note], api_name=False)
     return demo
 
 

@@ -580,3 +580,15 @@ def test_pipe_closed_early_is_quiet(tmp_path):
     proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=300, cwd=REPO)
     assert proc.stdout == "precision\trecall\tf1\n"
     assert proc.stderr == "status=0\n", proc.stderr
+
+
+def test_show_writes_a_readable_png(tmp_path, capsys):
+    from matplotlib.image import imread
+
+    out = tmp_path / "pair.png"
+    code, stdout, err = run_cli(capsys, "show", "-c", "get count", "-r", "size", "-o", str(out))
+    assert code == 0 and str(out) in stdout, err
+    image = imread(out)
+    assert image.shape[0] > 200 and image.shape[1] > 400
+    code, _, err = run_cli(capsys, "show", "-c", "a", "-r", "b", "-o", str(out), "--dpi", "5")
+    assert code == 2 and "--dpi" in err

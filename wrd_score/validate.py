@@ -41,6 +41,7 @@ from .files import numeric_column, read_table
 from .metric import Options, WRDScorer
 from .metrics import get_metric
 from .metrics.embedding import BACKEND_OPTIONS
+from .plot import plot_scatter as draw_scatter
 from .stream import score_chunked
 from .stats import CORRELATIONS, correlation_stats, paired_bootstrap
 
@@ -430,30 +431,10 @@ def write_outputs(result: ValidationResult, output_dir: str) -> Tuple[str, str]:
 
 
 def plot_scatter(result: ValidationResult, path: str) -> str:
-    """One panel per metric: metric score against the human score, titled with Spearman's rho."""
-    import matplotlib
+    """One panel per metric: metric score against the human score, titled with Spearman's rho
+    (drawn by :func:`wrd_score.plot.plot_scatter`)."""
+    metrics = [c for c in result.scores.columns if c not in ("id", "prediction", "reference", "human", result.group_by)]
+    rho = {r["metric"]: r["spearman"] for r in result.rows if r["group"] in (None, "mean")}
+    return draw_scatter(result.scores["human"].to_numpy(), {m: result.scores[m].to_numpy() for m in metrics}, path,
+                human_label=result.human, title=os.path.basename(result.path), rho=rho)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    metrics = [c for c in result.scores.columns
-               if c not in ("id", "prediction", "reference", "human", result.group_by)]
-    n = len(metrics)
-    ncols = min(4, n)
-    nrows = math.ceil(n / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 3.0 * nrows), squeeze=False)
-    overall = {r["metric"]: r for r in result.rows if r["group"] in (None, "mean")}
-    human = result.scores["human"].to_numpy()
-    for ax, metric in zip(axes.flat, metrics):
-        ax.scatter(human, result.scores[metric].to_numpy(), s=4, alpha=0.4, linewidths=0)
-        rho = overall.get(metric, {}).get("spearman", float("nan"))
-        ax.set_title(f"{metric[:40]}\nρ = {_fmt(rho)}", fontsize=8)
-        ax.set_xlabel(result.human, fontsize=8)
-        ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[n:]:
-        ax.axis("off")
-    fig.suptitle(os.path.basename(result.path), fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path

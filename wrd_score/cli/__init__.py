@@ -21,6 +21,7 @@ from ..deps import MissingDependency
 COMMANDS: Dict[str, str] = {
     "score": "score candidates against references (files, one per line, or strings)",
     "compare": "WRDScore, BERTScore, MoverScore and ROUGE side by side on the same pairs",
+    "show": "draw the alignment of one pair (cosines and optimal flow, token by token) as a PNG",
     "validate": "correlate metrics with human judgments in TSV files (tables, CSV, plots)",
     "baseline": "compute the rescaling baseline of a configuration from random unrelated pairs",
     "train": "train a static token embedding (word2vec, fastText, SVD) from a corpus",
