@@ -94,4 +94,6 @@ def test_readme_commands_are_the_lean_install_then_the_ci_test_command():
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert "pip install ." in first and "torch" not in first and "gradio" not in first
     assert first in ci, "the first README command must be the one .ci/run checks in a fresh environment"
-    assert second.replace("pip ", "python3 -m pip ").replace("python -m pytest", "python3 -m pytest") in ci
+    # .ci/run spells the interpreter python3 and keeps pip quiet; otherwise the command is the README's.
+    normalised = ci.replace("python3 -m pip install -q", "pip install").replace("python3 -m pytest", "python -m pytest")
+    assert second in normalised

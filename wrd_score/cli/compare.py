@@ -12,10 +12,9 @@ from ..metrics import COMPARED, MOVERSCORE_FORMS, compare
 from ..metrics.moverscore import KEEP_DROP
 from .common import add_input_arguments, add_metric_arguments, options_from_args
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``wrdscore compare``: the table of :func:`compare` for files or strings."""
-    import argparse
-
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = (
         "examples:\n"

@@ -20,6 +20,7 @@ from ..files import (STDIN, Inputs, Pair, atomic_write, check_output, iter_file_
                      write_json)
 from ..metric import WRDScorer
 from ..signature import Signature
+from ..stats import paired_system_test, system_confidence  # scipy is imported when they run
 from ..stream import iter_scores
 from ..weights import user_idf, uses_idf
 from .common import add_input_arguments, add_metric_arguments, options_from_args
@@ -201,8 +202,6 @@ def run(args: argparse.Namespace) -> int:
         means: Dict[str, Any] = {f"mean_{name}": total / n for name, total in zip(FIELDS, sums)}
         intervals: Dict[str, Optional[Tuple[float, float]]] = dict.fromkeys(FIELDS)
         if args.confidence:
-            from ..stats import system_confidence  # scipy: only when asked for
-
             for name in FIELDS:
                 ci = system_confidence(columns[name], args.confidence_n, args.seed)
                 intervals[name] = (ci.low, ci.high)
@@ -223,7 +222,6 @@ def run(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------------ --paired-bs
 def _run_paired(args: argparse.Namespace) -> int:
-    from ..stats import paired_system_test, system_confidence  # scipy: only when asked for
 
     systems: List[str] = list(args.candidates)
     baseline = resolve_inputs(systems[0], args.references, args.input_mode)
