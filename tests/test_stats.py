@@ -126,3 +126,12 @@ def test_validate_reexports_the_validation_statistics():
     # `from wrd_score.validate import correlation_stats, paired_bootstrap` keeps working (scripts, app.py).
     assert validate.correlation_stats is stats.correlation_stats
     assert validate.paired_bootstrap is stats.paired_bootstrap
+
+
+def test_resampling_is_bounded():
+    from wrd_score import stats
+
+    with pytest.raises(ValueError, match="at most"):
+        stats.system_confidence([0.1, 0.2, 0.3], n_boot=stats.MAX_RESAMPLES + 1)
+    with pytest.raises(ValueError, match="use fewer resamples"):
+        stats.correlation_stats(np.arange(20000.0), np.arange(20000.0), (0, 20000), n_boot=50_000)
