@@ -55,3 +55,15 @@ def test_reading_a_table_without_pandas_names_the_extra(tmp_path):
             print(exc)
     """)
     assert "pip install 'wrd-score[validate]'" in done.stdout, done.stderr
+
+
+def test_validate_without_matplotlib_says_so_before_writing_anything(tmp_path):
+    path = tmp_path / "j.tsv"
+    path.write_text("prediction\treference\thuman\ngetCount\tsize\t1\nsize\tlength\t2\nrun\twalk\t3\n")
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-c", "import sys\nsys.modules['matplotlib'] = None\n"
+                           "from wrd_score.cli import main\n"
+                           f"sys.exit(main(['validate', {str(path)!r}, '--output-dir', {str(out)!r}, '--quiet']))"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "pip install 'wrd-score[validate]'" in done.stderr, done.stderr
+    assert not out.exists()

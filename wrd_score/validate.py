@@ -37,6 +37,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .deps import require
 from .files import numeric_column, read_table
 from .metric import Options, WRDScorer
 from .metrics import get_metric
@@ -362,6 +363,9 @@ def validate(paths: Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS, *, 
         raise ValueError("give at least one judgment file")
     if isinstance(metrics, str):
         metrics = [metrics]
+    if output_dir is not None:
+        # Before any scoring: a missing matplotlib must not surface after minutes of work and a half-written folder.
+        require("matplotlib", "validate")
     results = []
     for path in paths:
         frame = read_judgments(path, human)
