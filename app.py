@@ -36,19 +36,21 @@ ROOT = Path(__file__).resolve().parent
 import gradio as gr
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 import wrd_score
 from wrd_score.files import TABLE_FORMATS, TableError, read_table
 from wrd_score.metric import WRDScorer
+from wrd_score.metrics import compare
 from wrd_score.options import BACKENDS, Options, markdown_table, option_info
+from wrd_score.plot import alignment_figure, histogram_figure
+from wrd_score.rescale import lookup_baseline
 from wrd_score.stream import score_chunked
+from wrd_score.validate import correlation_stats
 
 __all__ = [
     "MAX_UPLOAD_BYTES", "MAX_ROWS", "MAX_ROWS_CONTEXTUAL", "row_limit", "PAPER_EXAMPLES", "EMBEDDINGS", "UploadError",
-    "metric_options", "score_pair", "pair_figures", "read_upload", "score_table", "correlations",
-    "histogram_figure", "write_scored", "launch_settings", "on_score_pair", "on_score_file", "build_demo", "main",
+    "metric_options", "score_pair", "read_upload", "score_table", "correlations",
+    "write_scored", "launch_settings", "on_score_pair", "on_score_file", "build_demo", "main",
 ]
 
 #: Uploads larger than this are refused with a message (the Space shares 2 CPU cores).
@@ -88,7 +90,7 @@ EMBEDDINGS: Dict[str, Dict[str, str]] = {
     _CONTEXTUAL: {"backend": "contextual"},
 }
 DEFAULT_EMBEDDING = next(iter(EMBEDDINGS))
-TOKENIZER_AUTO = "auto (suits the embedding)"
+TOKENIZER_AUTO = "auto"
 
 
 class UploadError(TableError):
@@ -128,66 +130,64 @@ def rescale_unavailable(options: Mapping[str, Any]) -> str:
     """Why these options cannot be rescaled (no stored baseline: e.g. the GloVe preset), or "" if they can."""
     try:
         scorer = WRDScorer(**{**options, "rescale_with_baseline": False})
-        from wrd_score.rescale import lookup_baseline
-
         lookup_baseline(scorer.signature(), scorer.options.embedding)
     except (ValueError, TypeError, OSError) as exc:
         return f"no rescaling baseline is stored for these options ({str(exc).split(';')[0]})"
     return ""
 
 
-def _siblings():
-    """``wrd_score.metrics`` (ROUGE, BERTScore, MoverScore), or None where it is not installed."""
-    try:
-        from wrd_score import metrics as siblings
-    except ImportError:
-        return None
-    return siblings
-
-
-SIBLING_METRICS = ("rouge", "bertscore", "moverscore")
+#: The metrics shown beside WRDScore (registry names; wrd_score.metrics), the literature's comparison set.
+SIBLING_METRICS = ("rouge1", "bleu", "meteor", "bertscore", "moverscore", "wms", "sms", "s+wms", "sbert")
 
 
 def _sibling_scores(predictions: List[str], references: List[str], options: Mapping[str, Any],
                     metrics: Sequence[str] = SIBLING_METRICS,
                     single_pair: bool = False) -> Tuple[Dict[str, List[float]], Dict[str, str]]:
-    """ROUGE-1, BERTScore and MoverScore per pair, from the library's ``siblings.compare``.
+    """ROUGE-1, BERTScore and MoverScore per pair, from the library's ``compare``.
 
     BERTScore and MoverScore run on the same backend and embedding as WRDScore (the library's
-    design), so the table differs only by the matching rule; ROUGE-1 splits identifiers when
-    WRDScore does, so that ``getCount`` and ``get_count`` share their words there too.  For a single
-    pair MoverScore uses uniform masses: IDF fit on one sentence is 0 for every word (moverscore's
-    own advice for single pairs is the same).
+    design), so the table differs only by the matching rule.  ROUGE-1 is rouge-score's, tokenised
+    as ``wrdscore compare`` does (one rule: rouge-score's tokenizer unless asked otherwise).  For a
+    single pair MoverScore uses uniform masses: IDF fit on one sentence is 0 for every word
+    (moverscore's own advice for single pairs is the same).
     """
-    siblings = _siblings()
-    if siblings is None:
-        raise ValueError("ROUGE-1, BERTScore and MoverScore need wrd_score.metrics, which this installation lacks")
     backend_options = {k: v for k, v in options.items() if k != "rescale_with_baseline"}
-    split = backend_options.get("tokenizer", Options.tokenizer) == "identifier"
     extra: Dict[str, Any] = {}
-    if "rouge" in metrics:
-        extra.update(rouge_types=("rouge1",), rouge_split_identifiers=split)
     if "moverscore" in metrics and single_pair:
         extra["moverscore_idf"] = False
-    table = siblings.compare(predictions, references, metrics=tuple(metrics), **extra, **backend_options)
+    table = compare(predictions, references, metrics=tuple(metrics), **extra, **backend_options)
     columns = {key: [float(v) for v in values] for key, values in table.items()
                if key not in ("prediction", "reference", "signatures") and isinstance(values, list)}
     return columns, dict(table.get("signatures", {}))
 
 
-_SIBLING_LABELS = {"wrdscore": "WRDScore", "rouge": "ROUGE-1", "rouge1": "ROUGE-1", "bertscore": "BERTScore",
-                   "moverscore": "MoverScore"}
+def metric_label(name: str, options: Mapping[str, Any]) -> str:
+    """What a row of the comparison shows: BERTScore and MoverScore are named for their matching rule
+    and the vectors they run on (with a static embedding they are not BERT models).
+
+    >>> metric_label("bertscore", {"backend": "static"})
+    'BERTScore rule (greedy), static vectors'
+    """
+    base = {"wrdscore": "WRDScore", "rouge1": "ROUGE-1", "bertscore": "BERTScore", "moverscore": "MoverScore",
+            "bleu": "BLEU", "meteor": "METEOR", "wms": "WMS", "sms": "SMS", "s+wms": "S+WMS",
+            "sbert": "Sentence-BERT cosine (MiniLM)"}
+    label = base.get(name, name)
+    if name in ("bertscore", "moverscore") and options.get("backend", Options.backend) == "static":
+        rule = "BERTScore rule (greedy)" if name == "bertscore" else "MoverScore rule (EMD, IDF)"
+        label = f"{rule}, static vectors"
+    return label
 
 
-def _comparison_rows(wrd: Tuple[float, float, float], sib: Mapping[str, List[float]]) -> pd.DataFrame:
+def _comparison_rows(wrd: Tuple[float, float, float], sib: Mapping[str, List[float]],
+                     options: Mapping[str, Any]) -> pd.DataFrame:
     """One row per metric: WRDScore first, then each sibling's precision/recall/F1 or its single score."""
     rows: Dict[str, Dict[str, float]] = {"WRDScore": {"precision": wrd[0], "recall": wrd[1], "f1": wrd[2]}}
     for key, values in sib.items():
         name, _, part = key.rpartition("_")
         if name and part in ("precision", "recall", "f1"):
-            rows.setdefault(_SIBLING_LABELS.get(name, name), {})[part] = values[0]
+            rows.setdefault(metric_label(name, options), {})[part] = values[0]
         else:
-            rows.setdefault(_SIBLING_LABELS.get(key, key), {})["f1"] = values[0]
+            rows.setdefault(metric_label(key, options), {})["f1"] = values[0]
 
     def cell(row: Mapping[str, float], part: str) -> str:
         # Text cells: a metric without precision/recall shows a dash, not NaN.
@@ -241,58 +241,7 @@ def score_pair(prediction: str, reference: str, options: Mapping[str, Any], sibl
             signatures += list(sib_signatures.values())
         except (ValueError, TypeError, OSError, ImportError) as exc:
             notes.append(f"Other metrics unavailable: {exc}")
-    return PairResult(*values, detail, "\n".join(signatures), _comparison_rows(values, sib), " ".join(notes))
-
-
-#: Heatmaps label at most this many tokens per axis (every k-th token beyond it).
-MAX_TICK_LABELS = 40
-
-
-def _heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], title: str, cmap: str,
-             vmin: float, vmax: float, fmt: str, blank_zeros: bool = False) -> Figure:
-    m, n = matrix.shape
-    # Grow with the token counts, up to a size a page can show; long texts get every k-th label.
-    fig = Figure(figsize=(min(14.0, max(4.2, 1.6 + 1.0 * n)), min(14.0, max(3.0, 1.4 + 0.55 * m))), dpi=110,
-                 layout="constrained")
-    ax = fig.add_subplot()
-    if m == 0 or n == 0:
-        ax.text(0.5, 0.5, "no tokens on one side:\nnothing to transport", ha="center", va="center", fontsize=11)
-        ax.set_axis_off()
-        ax.set_title(title, fontsize=11)
-        return fig
-    image = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
-    col_step, row_step = -(-n // MAX_TICK_LABELS), -(-m // MAX_TICK_LABELS)
-    ax.set_xticks(range(0, n, col_step), labels=list(cols)[::col_step], rotation=30 if n > 3 else 0,
-                  ha="right" if n > 3 else "center")
-    ax.set_yticks(range(0, m, row_step), labels=list(rows)[::row_step])
-    ax.set_xlabel("reference tokens")
-    ax.set_ylabel("prediction tokens")
-    ax.set_title(title, fontsize=11)
-    if m * n <= 400:  # beyond that the numbers would not be readable
-        span = (vmax - vmin) or 1.0
-        for i in range(m):
-            for j in range(n):
-                value = matrix[i, j]
-                if blank_zeros and value == 0:
-                    continue  # no flow: an empty cell reads faster than "0.00"
-                dark = (value - vmin) / span > 0.55
-                ax.text(j, i, format(value, fmt), ha="center", va="center", fontsize=9,
-                        color="white" if dark else "black")
-    fig.colorbar(image, ax=ax, shrink=0.85)
-    return fig
-
-
-def pair_figures(detail: Any) -> Tuple[Figure, Figure]:
-    """The cosine matrix and the optimal flow, labelled with the tokens (flow labels carry the masses)."""
-    cos = np.asarray(detail.cos, dtype=float)
-    flow = np.asarray(detail.flow, dtype=float)
-    fig_cos = _heatmap(cos, detail.tokens_p, detail.tokens_r, "Cosine similarity", "viridis",
-                       -1.0 if cos.size and cos.min() < 0 else 0.0, 1.0, ".2f")
-    rows = [f"{t} ({m:.2f})" for t, m in zip(detail.tokens_p, detail.mass_p)]
-    cols = [f"{t}\n({m:.2f})" for t, m in zip(detail.tokens_r, detail.mass_r)]
-    fig_flow = _heatmap(flow, rows, cols, "Optimal flow F (token masses in brackets)", "Blues",
-                        0.0, max(float(flow.max()) if flow.size else 1.0, 1e-12), ".2f", blank_zeros=True)
-    return fig_cos, fig_flow
+    return PairResult(*values, detail, "\n".join(signatures), _comparison_rows(values, sib, options), " ".join(notes))
 
 
 # --------------------------------------------------------------------------- files
@@ -368,11 +317,11 @@ def score_table(frame: pd.DataFrame, options: Mapping[str, Any], siblings: bool 
     if siblings:
         signatures = [signature]
         for k, metric in enumerate(SIBLING_METRICS):
-            report(wrd_share + (1 - wrd_share) * k / len(SIBLING_METRICS), f"{_SIBLING_LABELS[metric]}: {n} rows")
+            report(wrd_share + (1 - wrd_share) * k / len(SIBLING_METRICS), f"{metric_label(metric, options)}: {n} rows")
             try:
                 columns, sib_signatures = _sibling_scores(predictions, references, options, metrics=(metric,))
             except (ValueError, TypeError, OSError, ImportError) as exc:
-                note += f"{_SIBLING_LABELS[metric]} unavailable: {exc}\n"
+                note += f"{metric_label(metric, options)} unavailable: {exc}\n"
                 continue
             for key, values in columns.items():
                 table[key] = values
@@ -395,8 +344,6 @@ def correlations(table: pd.DataFrame, metric_columns: Sequence[str], human: str 
     The statistics are ``wrd_score.validate.correlation_stats`` (rows without a human score dropped).
     A correlation that is undefined (fewer than 3 rows, or a constant column) is left empty, never NaN.
     """
-    from wrd_score.validate import correlation_stats
-
     human_values = table[human].to_numpy(dtype=float)
     finite = human_values[np.isfinite(human_values)]
     # The range only scales MSE/MAE, which the app does not show; any valid range will do.
@@ -415,22 +362,6 @@ def correlations(table: pd.DataFrame, metric_columns: Sequence[str], human: str 
                                      else "")
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def histogram_figure(f1: Sequence[float]) -> Figure:
-    values = np.asarray(f1, dtype=float)
-    fig = Figure(figsize=(6.0, 3.2), dpi=110, layout="constrained")
-    ax = fig.add_subplot()
-    low = min(0.0, float(values.min())) if values.size else 0.0
-    ax.hist(values, bins=20, range=(low, 1.0), color="#4c72b0", edgecolor="white")
-    if values.size:
-        ax.axvline(float(values.mean()), color="#dd8452", linestyle="--", label=f"mean {values.mean():.4f}")
-        ax.legend(loc="upper left")
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("WRDScore F1")
-    ax.set_ylabel("rows")
-    ax.set_title(f"WRDScore F1 over {values.size} rows", fontsize=11)
-    return fig
 
 
 def write_scored(table: pd.DataFrame, source_name: str, directory: Optional[str] = None) -> str:
@@ -554,11 +485,11 @@ def on_score_pair(prediction, reference, embedding, variant, weights, tokenizer,
         result = score_pair(prediction or "", reference or "", options, siblings=bool(with_siblings))
     except (ValueError, TypeError, OSError) as exc:
         raise gr.Error(_user_message(exc)) from None
-    fig_cos, fig_flow = pair_figures(result.detail)
+    figure = alignment_figure(result.detail)
     d = result.detail
     note = f"{len(d.tokens_p)} prediction tokens × {len(d.tokens_r)} reference tokens. {result.note}".strip()
     cards = _cards_html(result.precision, result.recall, result.f1)
-    return cards, result.comparison, result.signature, fig_cos, fig_flow, note
+    return cards, result.comparison, result.signature, figure, note
 
 
 def on_score_file(upload, embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings,
@@ -607,12 +538,14 @@ def build_demo() -> "gr.Blocks":
                                    info="paper = equations 4-5; wrd = recall 1-WRD, greedy precision")
                 weights = gr.Dropdown(list(OPTION["weights"].choices), value=Options.weights, label="Token masses (weights)")
             with gr.Row():
-                tokenizer = gr.Dropdown([TOKENIZER_AUTO, *OPTION["tokenizer"].choices], value=TOKENIZER_AUTO, label="Tokenizer")
+                tokenizer = gr.Dropdown([TOKENIZER_AUTO, *OPTION["tokenizer"].choices], value=TOKENIZER_AUTO,
+                                        label="Tokenizer", info="auto: the one that suits the embedding",
+                                        min_width=200)
                 oov = gr.Dropdown(list(OPTION["oov"].choices), value=Options.oov, label="Out-of-vocabulary tokens (static)")
                 clip = gr.Checkbox(value=Options.clip_negative, label="Clip negative cosines to 0")
                 rescale = gr.Checkbox(value=False, label="Rescale with baseline")
-                with_siblings = gr.Checkbox(value=_siblings() is not None, label="Also ROUGE-1, BERTScore, MoverScore",
-                                            interactive=_siblings() is not None)
+                with_siblings = gr.Checkbox(value=True, label="Also the literature's metrics (ROUGE-1, BLEU, METEOR, "
+                                                              "BERTScore, MoverScore, WMS, SMS, S+WMS, Sentence-BERT)")
         option_inputs = [embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings]
         for control in (embedding, variant, weights, tokenizer, oov, clip):
             control.change(on_options_change, inputs=option_inputs[:7], outputs=rescale, api_name=False,
@@ -628,19 +561,17 @@ def build_demo() -> "gr.Blocks":
                         label="The paper's examples (section 4; ROUGE-1 is 0 for all of them)", examples_per_page=5)
             score_button = gr.Button("Score", variant="primary", elem_id="score-pair")
             cards = gr.HTML(elem_id="pair-scores")
+            # Full width: the sibling rows' names are long, and a half-width table cut off its last column.
+            comparison = gr.Dataframe(label="WRDScore beside the other metrics", elem_id="comparison",
+                                      interactive=False, column_widths=["46%", "18%", "18%", "18%"], wrap=True)
+            signature = gr.Textbox(label="Signatures (report them with the scores)", elem_id="signature", lines=4,
+                                   interactive=False, buttons=["copy"])
+            pair_note = gr.Markdown(elem_id="pair-note")
             with gr.Row():
-                comparison = gr.Dataframe(label="WRDScore beside the other metrics", elem_id="comparison",
-                                          interactive=False)
-                with gr.Column():
-                    signature = gr.Textbox(label="Signatures (report them with the scores)", elem_id="signature",
-                                           lines=4,
-                                           interactive=False, buttons=["copy"])
-                    pair_note = gr.Markdown(elem_id="pair-note")
-            with gr.Row():
-                plot_cos = gr.Plot(label="Cosine matrix", show_label=False, elem_id="plot-cos", format="png")
-                plot_flow = gr.Plot(label="Optimal flow matrix", show_label=False, elem_id="plot-flow", format="png")
+                plot_pair = gr.Plot(label="Cosine and optimal flow matrices", show_label=False, elem_id="plot-alignment",
+                                    format="png")
             score_button.click(on_score_pair, inputs=[prediction, reference, *option_inputs],
-                               outputs=[cards, comparison, signature, plot_cos, plot_flow, pair_note],
+                               outputs=[cards, comparison, signature, plot_pair, pair_note],
                                api_name="score_pair")
 
         with gr.Tab("Score a file"):
@@ -667,11 +598,18 @@ def build_demo() -> "gr.Blocks":
                               api_name="score_file")
 
         with gr.Tab("About"):
+            # Folded sections: open, the formulas, options and validation made a page 11,700 px tall.
             latex = [{"left": "$$", "right": "$$", "display": True}, {"left": "$", "right": "$", "display": False}]
-            gr.Markdown(_FORMULAS, latex_delimiters=latex)
-            gr.Markdown(_options_markdown())
-            gr.Markdown(_validation_markdown(), latex_delimiters=latex)
+            with gr.Accordion("How WRDScore is computed", open=True):
+                gr.Markdown(_FORMULAS, latex_delimiters=latex)
+            with gr.Accordion("Options", open=False):
+                gr.Markdown(_options_markdown())
+            with gr.Accordion("Agreement with people (validation)", open=False):
+                gr.Markdown(_validation_markdown(), latex_delimiters=latex)
             gr.Markdown(f"`wrd_score` {wrd_score.__version__}")
+        # The first example is scored when the page opens: no empty table or blank plot frames before a click.
+        demo.load(on_score_pair, inputs=[prediction, reference, *option_inputs],
+                  outputs=[cards, comparison, signature, plot_pair, pair_note], api_name=False)
     return demo
 
 

@@ -1,4 +1,6 @@
 """WRDScore as a Hugging Face `evaluate` metric: a thin adapter over the `wrd_score` library."""
+import inspect
+
 import datasets
 import evaluate
 import wrd_score
@@ -92,3 +94,9 @@ class WRDScore(evaluate.Metric):
         # None means "the library's default", so defaults live in one place (wrd_score.Options).
         options = {name: value for name, value in options.items() if value is not None}
         return wrd_score.WRDScorer(**options).score(predictions, references, idf=idf)
+
+    # The signature tools and help() show: one keyword per library option, generated from its metadata.
+    _compute.__signature__ = inspect.Signature(
+        [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in ("self", "predictions", "references")]
+        + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None)
+           for name in ["idf"] + [info.name for info in wrd_score.options.option_info()]])

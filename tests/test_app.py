@@ -131,12 +131,14 @@ def test_score_pair_with_siblings(app):
     result = app.score_pair("get count", "size", options, siblings=True)
     table = result.comparison.set_index("metric")
     assert list(table.index[:1]) == ["WRDScore"]
-    assert {"BERTScore", "MoverScore", "ROUGE-1"} <= set(table.index), result.note
-    expected = siblings.compare(["get count"], ["size"], metrics=("bertscore", "rouge"), rouge_types=("rouge1",),
-                                rouge_split_identifiers=True, **options)
-    assert table.loc["BERTScore", "F1 / score"] == f"{expected['bertscore_f1'][0]:.4f}"
+    # With a static embedding the sibling rows are named for their rule and vectors, not as BERT models.
+    bert, mover = "BERTScore rule (greedy), static vectors", "MoverScore rule (EMD, IDF), static vectors"
+    assert {bert, mover, "ROUGE-1"} <= set(table.index), result.note
+    assert not {"BERTScore", "MoverScore"} & set(table.index)
+    expected = siblings.compare(["get count"], ["size"], metrics=("bertscore", "rouge1"), **options)
+    assert table.loc[bert, "F1 / score"] == f"{expected['bertscore_f1'][0]:.4f}"
     assert table.loc["ROUGE-1", "F1 / score"] == f"{expected['rouge1'][0]:.4f}" == "0.0000"
-    assert table.loc["MoverScore", "precision"] == "–"  # a single score: no NaN cell
+    assert table.loc[mover, "precision"] == "–"  # a single score: no NaN cell
     lines = result.signature.splitlines()
     assert lines[0].startswith("wrdscore:") and any(line.startswith("bertscore:") for line in lines)
     assert any("idf:no" in line for line in lines if line.startswith("moverscore"))
@@ -148,8 +150,8 @@ def test_identical_and_empty_pairs(app):
     assert same.f1 == same.detail.f1 == 1.0
     empty = app.score_pair("", "size", options, siblings=False)
     assert empty.f1 == empty.detail.f1 == 0.0
-    fig_cos, fig_flow = app.pair_figures(empty.detail)
-    assert "no tokens" in fig_cos.axes[0].texts[0].get_text()
+    figure = app.alignment_figure(empty.detail)
+    assert any("no tokens" in t.get_text() for ax in figure.axes for t in ax.texts)
 
 
 def test_long_texts_get_a_bounded_figure(app):
@@ -157,25 +159,21 @@ def test_long_texts_get_a_bounded_figure(app):
     words = "the of and to in is was for on that with as by at from his an were are which".split()
     pred = " ".join(words[i % len(words)] + str(i) for i in range(90))
     detail = app.score_pair(pred, "the cat sat on the mat", options, siblings=False).detail
-    fig_cos, _ = app.pair_figures(detail)
-    assert max(fig_cos.get_size_inches()) <= 14.0
-    assert len(fig_cos.axes[0].get_yticklabels()) <= app.MAX_TICK_LABELS
+    figure = app.alignment_figure(detail)
+    assert max(figure.get_size_inches()) <= 16.0
+    assert len([t for t in figure.axes[0].get_yticklabels() if t.get_text()]) < 90  # thinned, not overlapping
 
 
-def test_pair_figures_are_labelled_with_tokens(app):
+def test_the_pair_figure_is_the_library_s_labelled_with_tokens(app):
+    # The app draws with wrd_score.plot (tests/test_plot.py checks the figure itself).
     options = app.metric_options(DEFAULT)
     detail = app.score_pair("set artwork entry", "update image", options, siblings=False).detail
-    fig_cos, fig_flow = app.pair_figures(detail)
-    ax = fig_cos.axes[0]
-    assert [t.get_text() for t in ax.get_yticklabels()] == detail.tokens_p == ["set", "artwork", "entry"]
-    assert [t.get_text() for t in ax.get_xticklabels()] == detail.tokens_r == ["update", "image"]
-    assert ax.get_xlabel() == "reference tokens" and ax.get_ylabel() == "prediction tokens"
-    flow_ax = fig_flow.axes[0]
-    labels = [t.get_text() for t in flow_ax.get_yticklabels()]
-    assert labels == [f"{t} ({m:.2f})" for t, m in zip(detail.tokens_p, detail.mass_p)]
+    figure = app.alignment_figure(detail)
+    cos_ax, flow_ax = [ax for ax in figure.axes if ax.images]
+    assert [t.get_text() for t in cos_ax.get_yticklabels()] == detail.tokens_p == ["set", "artwork", "entry"]
+    assert [t.get_text() for t in cos_ax.get_xticklabels()] == detail.tokens_r == ["update", "image"]
     np.testing.assert_array_equal(flow_ax.images[0].get_array(), detail.flow)
-    np.testing.assert_array_equal(ax.images[0].get_array(), detail.cos)
-    # Cells without flow are left blank; the others carry the value.
+    np.testing.assert_array_equal(cos_ax.images[0].get_array(), detail.cos)
     shown = {t.get_text() for t in flow_ax.texts}
     assert "0.00" not in shown and f"{detail.flow.max():.2f}" in shown
 
@@ -363,7 +361,8 @@ def test_handlers_turn_bad_input_into_visible_errors(app, tmp_path):
 
 def test_handlers_return_what_the_page_shows(app, tmp_path):
     ui = (DEFAULT, Options.variant, Options.weights, app.TOKENIZER_AUTO, "auto", True, False, False)
-    cards, comparison, signature, fig_cos, fig_flow, note = app.on_score_pair("get count", "size", *ui)
+    cards, comparison, signature, figure, note = app.on_score_pair("get count", "size", *ui)
+    assert len([ax for ax in figure.axes if ax.images]) == 2  # cosines and flow, side by side
     f1 = WRDScorer().score(["get count"], ["size"])["f1"][0]
     assert f'id="wrd-f1">{f1:.4f}<' in cards and signature.startswith("wrdscore:")
     summary, rows, hist, download, sig, corr = app.on_score_file(write_csv(tmp_path / "a.csv"), *ui,
@@ -478,3 +477,12 @@ def test_rescale_is_disabled_where_no_baseline_is_stored(app):
     assert glove.interactive is False and glove.value is False and "no rescaling baseline" in glove.info
     default = app.on_options_change(DEFAULT, "paper", "norm", app.TOKENIZER_AUTO, "auto", True, True)
     assert default.interactive is True and default.value is True
+
+
+def test_rouge_in_the_app_is_compare_s_rouge(app):
+    # One tokenisation rule for ROUGE (issue 14): the app's ROUGE-1 equals `wrdscore compare`'s.
+    from wrd_score.metrics import compare
+
+    result = app.score_pair("isEmpty", "empty", app.metric_options(DEFAULT), siblings=True)
+    shown = result.comparison.set_index("metric").loc["ROUGE-1", "F1 / score"]
+    assert shown == f"{compare(['isEmpty'], ['empty'], metrics=('rouge1',))['rouge1'][0]:.4f}"

@@ -2,6 +2,7 @@
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -68,17 +69,21 @@ def test_json_is_the_full_result_of_one_score_call(files, capsys):
 
 
 def test_per_example_lines(files, capsys):
+    # Format changed (issue 14): a header row, then one row per candidate; the summary line with the
+    # signature goes to stderr, no longer after the rows (a table reader read it as a broken last row).
     cands, refs1, refs2 = files
-    _, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--per-example", "--digits", "4")
+    _, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--per-example", "--digits", "4")
     lines = out.splitlines()
-    assert len(lines) == len(CANDS) + 1 and lines[-1].startswith(SIG_START)
+    assert len(lines) == len(CANDS) + 1 and lines[0] == "precision\trecall\tf1"
+    assert SIG_START not in out and err.startswith(SIG_START) and len(err.splitlines()) == 1
     expected = WRDScorer().score(CANDS, REFS1)
-    for line, p, r, f in zip(lines, expected["precision"], expected["recall"], expected["f1"]):
+    for line, p, r, f in zip(lines[1:], expected["precision"], expected["recall"], expected["f1"]):
         assert line == f"{p:.4f}\t{r:.4f}\t{f:.4f}"
     # several references: a fourth column with the winning reference's index
     _, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, refs2, "--per-example")
     best = WRDScorer().score(CANDS, [list(p) for p in zip(REFS1, REFS2)])["best_reference"]
-    assert [int(line.split("\t")[3]) for line in out.splitlines()[:-1]] == best
+    assert out.splitlines()[0] == "precision\trecall\tf1\tbest_reference"
+    assert [int(line.split("\t")[3]) for line in out.splitlines()[1:]] == best
 
 
 def test_literal_strings(capsys, tmp_path, monkeypatch):
@@ -169,7 +174,8 @@ def test_output_file_written_atomically(files, tmp_path, capsys):
     code, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--per-example", "-o", str(out_path))
     assert code == 0
     assert out.startswith(SIG_START) and len(out.splitlines()) == 1  # stdout: the summary only
-    assert len(out_path.read_text().splitlines()) == len(CANDS) + 1
+    table = out_path.read_text().splitlines()  # header row + one row per candidate, no signature
+    assert len(table) == len(CANDS) + 1 and table[0] == "precision\trecall\tf1" and SIG_START not in table[-1]
     assert oct(out_path.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cands.txt", "refs1.txt", "refs2.txt", "scores.tsv"]
 
@@ -378,7 +384,6 @@ def test_hostile_idf_files_name_the_file(files, tmp_path, capsys, content, messa
     path.write_bytes(content)
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--weights", "idf", "--idf-file", str(path))
     assert code == 2
-    import re
     assert re.search(message, err), err
 
 
@@ -396,7 +401,7 @@ def test_output_through_a_symlink_keeps_the_link(files, tmp_path, capsys):
     link.symlink_to(target)
     code, _, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--per-example", "-o", str(link))
     assert code == 0 and link.is_symlink() and os.readlink(link) == str(target)
-    assert len(target.read_text().splitlines()) == len(CANDS) + 1  # per-example lines, then the summary
+    assert len(target.read_text().splitlines()) == len(CANDS) + 1  # the header row, then per-example rows
 
 
 def test_unwritable_output_names_the_output_not_a_temporary_file(files, capsys):
@@ -417,3 +422,173 @@ def test_embedding_that_is_not_a_regular_file(tmp_path, path):
 def test_static_options_are_refused_with_the_contextual_backend(options):
     with pytest.raises(ValueError, match=r"apply only to backend='static', but backend='contextual'"):
         WRDScorer(backend="contextual", **options)
+
+
+# --------------------------------------------------- issue 14: sacreBLEU-style statistics, pipes, tables
+def _summary_fields(line):
+    """{'P': (mean, low, high), ...} of a --confidence summary line, and its signature."""
+    sig, rest = line.split(" P: ", 1)
+    found = re.findall(r"(P|R|F1): (\S+) \[(\S+), (\S+)\]", "P: " + rest)
+    return sig, {name: tuple(map(float, values)) for name, *values in found}
+
+
+def test_confidence_intervals_in_the_summary(files, capsys):
+    from wrd_score.signature import Signature
+    from wrd_score.stats import system_confidence
+
+    cands, refs1, _ = files
+    code, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--confidence", "--digits", "17")
+    assert code == 0
+    sig, fields = _summary_fields(out.strip())
+    expected = WRDScorer().score(CANDS, REFS1)
+    assert Signature.parse(sig) == Signature.parse(expected["signature"]).with_fields(ci="bs1000,seed0")
+    assert sig.endswith("|ci:bs1000,seed0")
+    for short, name in (("P", "precision"), ("R", "recall"), ("F1", "f1")):
+        mean, low, high = fields[short]
+        assert mean == pytest.approx(expected[f"mean_{name}"], abs=1e-15)
+        assert low <= mean <= high and low < high
+        ci = system_confidence(expected[name], 1000, 0)
+        assert (low, high) == pytest.approx((ci.low, ci.high), abs=1e-15)
+    # the settings change the interval and the signature; the same settings repeat it exactly
+    _, again, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--confidence", "--digits", "17")
+    _, other, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--confidence", "--digits", "17",
+                          "--confidence-n", "200", "--seed", "3")
+    assert again == out
+    other_sig, other_fields = _summary_fields(other.strip())
+    assert other_sig.endswith("|ci:bs200,seed3") and other_fields["F1"][1:] != fields["F1"][1:]
+    assert other_fields["F1"][0] == fields["F1"][0]  # the mean is not resampled
+
+
+def test_confidence_in_json(files, capsys):
+    cands, refs1, _ = files
+    _, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--confidence", "--json")
+    got = json.loads(out)
+    for name in ("precision", "recall", "f1"):
+        low, high = got[f"mean_{name}_ci"]
+        assert low <= got[f"mean_{name}"] <= high
+    assert got["signature"].endswith("|ci:bs1000,seed0")
+
+
+def test_confidence_needs_two_examples(capsys):
+    code, _, err = run_cli(capsys, "score", "--strings", "-c", "getCount", "-r", "get_count", "--confidence")
+    assert code == 2 and "--confidence resamples examples and needs at least 2 candidates, got 1" in err
+
+
+def _paired_rows(out):
+    lines = out.splitlines()
+    assert lines[0].startswith(SIG_START) and lines[1].split() == ["system", "F1", "[95%", "CI]", "delta", "F1",
+                                                                   "p(delta<=0)"]
+    rows = []
+    for line in lines[2:]:  # columns are aligned with two or more spaces between them
+        name, f1, delta, p = re.split(r"\s{2,}", line)
+        mean, low, high = re.fullmatch(r"(\S+) \[(\S+), (\S+)\]", f1).groups()
+        rows.append({"name": name, "f1": float(mean), "low": float(low), "high": float(high), "delta": delta, "p": p})
+    return lines[0], rows
+
+
+def test_paired_bootstrap_table(files, tmp_path, capsys):
+    from wrd_score.stats import paired_system_test
+
+    cands, refs1, _ = files
+    perfect = _write(tmp_path / "perfect.txt", REFS1)  # scores 1.0 on every example
+    copy = _write(tmp_path / "copy.txt", CANDS)
+    code, out, err = run_cli(capsys, "score", "-c", cands, "-c", perfect, "-c", copy, "-r", refs1, "--paired-bs")
+    assert code == 0 and err == ""
+    sig, rows = _paired_rows(out)
+    assert sig.endswith("|ci:bs1000,seed0|paired:bs1000,seed0")
+    assert [r["name"] for r in rows] == [f"baseline: {cands}", perfect, copy]
+    base = WRDScorer().score(CANDS, REFS1)
+    assert rows[0]["f1"] == pytest.approx(base["mean_f1"], abs=1e-6) and rows[0]["delta"] == rows[0]["p"] == "-"
+    assert rows[1]["f1"] == 1.0 and float(rows[1]["delta"]) == pytest.approx(1 - base["mean_f1"], abs=1e-6)
+    # every resample favours the perfect system: the smallest p 1000 resamples give; the copy ties
+    assert float(rows[1]["p"]) == pytest.approx(1 / 1001, abs=1e-4)
+    assert float(rows[2]["delta"]) == 0 and float(rows[2]["p"]) == pytest.approx(0.5, abs=0.001)
+    assert all(r["low"] <= r["f1"] <= r["high"] for r in rows)
+    # JSON: the same numbers unrounded, from the library's functions
+    _, out_json, _ = run_cli(capsys, "score", "-c", cands, perfect, copy, "-r", refs1, "--paired-bs", "--json")
+    got = json.loads(out_json)
+    assert got["signature"] == sig and [s["system"] for s in got["systems"]] == [cands, perfect, copy]
+    expected = paired_system_test(base["f1"], [1.0] * len(CANDS), 1000, 0)
+    assert (got["systems"][1]["delta_f1"], got["systems"][1]["p_value"]) == pytest.approx(tuple(expected))
+    assert got["systems"][0]["p_value"] is None and got["systems"][0]["baseline"] is True
+
+
+def test_paired_bootstrap_settings_and_output_file(files, tmp_path, capsys):
+    cands, refs1, _ = files
+    perfect = _write(tmp_path / "perfect.txt", REFS1)
+    out_path = tmp_path / "table.txt"
+    code, out, _ = run_cli(capsys, "score", "-c", cands, "-c", perfect, "-r", refs1, "--paired-bs",
+                           "--paired-bs-n", "99", "--confidence-n", "50", "--seed", "7", "-o", str(out_path))
+    assert code == 0 and out_path.read_text() == out  # the table in the file and on the terminal
+    sig, rows = _paired_rows(out)
+    assert sig.endswith("|ci:bs50,seed7|paired:bs99,seed7")
+    assert float(rows[1]["p"]) == pytest.approx(1 / 100, abs=1e-4)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--paired-bs"], "--paired-bs compares systems with a baseline: give -c BASELINE -c SYSTEM"),
+    (["-c", "SECOND"], "2 candidate inputs (-c) were given: several systems are compared only with --paired-bs"),
+    (["-c", "SECOND", "--paired-bs", "--per-example"], "--per-example scores one system"),
+    (["-c", "SHORT", "--paired-bs"], "has 7 lines but candidates file"),
+    (["-c", "SECOND", "--paired-bs", "--paired-bs-n", "0"], "--paired-bs-n must be a positive integer, got 0"),
+    (["--confidence", "--confidence-n", "-3"], "--confidence-n must be a positive integer, got -3"),
+    (["--confidence", "--seed", "-1"], "--seed must be a non-negative integer, got -1"),
+    (["-c", "-", "--paired-bs", "-r", "-"], "standard input ('-') can be given only once"),
+])
+def test_statistics_flags_refused_clearly(files, tmp_path, capsys, extra, message):
+    cands, refs1, _ = files
+    names = {"SECOND": _write(tmp_path / "second.txt", CANDS), "SHORT": _write(tmp_path / "short.txt", CANDS[:3])}
+    extra = [names.get(a, a) for a in extra]
+    code, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, *extra)
+    assert code == 2 and out == "" and err.startswith("wrdscore score: error:") and message in err, err
+
+
+def test_per_example_tsv_reads_as_a_table(files, tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    cands, refs1, refs2 = files
+    path = tmp_path / "out.tsv"
+    assert run_cli(capsys, "score", "-c", cands, "-r", refs1, "--per-example", "-o", str(path))[0] == 0
+    expected = WRDScorer().score(CANDS, REFS1)
+    for kwargs in ({"comment": "#"}, {}):  # with or without comment handling: no stray row
+        table = pd.read_csv(path, sep="\t", **kwargs)
+        assert list(table.columns) == ["precision", "recall", "f1"] and len(table) == len(CANDS)
+        assert all(dtype == "float64" for dtype in table.dtypes)
+        assert table["f1"].tolist() == pytest.approx(expected["f1"], abs=1e-6)
+    run_cli(capsys, "score", "-c", cands, "-r", refs1, refs2, "--per-example", "-o", str(path))
+    table = pd.read_csv(path, sep="\t", comment="#")
+    assert list(table.columns) == ["precision", "recall", "f1", "best_reference"] and len(table) == len(CANDS)
+    assert str(table["best_reference"].dtype) == "int64" and table["f1"].dtype == "float64"
+
+
+def test_candidates_as_a_list_or_repeated(files, tmp_path, capsys):
+    cands, refs1, _ = files
+    other = _write(tmp_path / "other.txt", REFS1)
+    listed = run_cli(capsys, "score", "-c", cands, other, "-r", refs1, "--paired-bs")
+    repeated = run_cli(capsys, "score", "-c", cands, "-c", other, "-r", refs1, "--paired-bs")
+    assert listed == repeated and listed[0] == 0
+
+
+def test_pipe_closed_early_is_quiet(tmp_path):
+    """`wrdscore score ... --per-example | head -1`: no 'Broken pipe', no traceback, exit status 0."""
+    import shlex
+
+    n = 5000  # ~130 kB of rows: more than a pipe holds, so writing hits the closed pipe
+    cands = _write(tmp_path / "c.txt", [CANDS[i % len(CANDS)] for i in range(n)])
+    refs = _write(tmp_path / "r.txt", [REFS1[i % len(REFS1)] for i in range(n)])
+    command = (" ".join(map(shlex.quote, _cli_base())) + f" score -c {shlex.quote(cands)} -r {shlex.quote(refs)} "
+               "--per-example | head -1; echo \"status=${PIPESTATUS[0]}\" >&2")
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert proc.stdout == "precision\trecall\tf1\n"
+    assert proc.stderr == "status=0\n", proc.stderr
+
+
+def test_show_writes_a_readable_png(tmp_path, capsys):
+    from matplotlib.image import imread
+
+    out = tmp_path / "pair.png"
+    code, stdout, err = run_cli(capsys, "show", "-c", "get count", "-r", "size", "-o", str(out))
+    assert code == 0 and str(out) in stdout, err
+    image = imread(out)
+    assert image.shape[0] > 200 and image.shape[1] > 400
+    code, _, err = run_cli(capsys, "show", "-c", "a", "-r", "b", "-o", str(out), "--dpi", "5")
+    assert code == 2 and "--dpi" in err

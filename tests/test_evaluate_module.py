@@ -134,3 +134,16 @@ def test_lone_surrogates_score_as_the_library(module_path):
     out = evaluate.load(module_path).compute(predictions=preds, references=refs)
     assert out == wrd_score.score(preds, refs)
     assert out["f1"][0] == 1.0  # the surrogate is dropped like any symbol: get, count remain
+
+
+def test_load_the_installed_module_by_the_documented_spelling(tmp_path):
+    # In any directory, with no checkout at hand: evaluate.load(wrd_score.evaluate_module()).
+    import subprocess
+    import sys
+
+    code = ("import evaluate, wrd_score\n"
+            "m = evaluate.load(wrd_score.evaluate_module())\n"
+            "print(m.compute(predictions=['getCount'], references=['get_count'])['f1'])\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[1.0]"

@@ -168,7 +168,7 @@ def test_shipped_baselines_have_provenance_and_match_their_configuration():
 @pytest.mark.parametrize("options", [{}, {"variant": "paper"}, {"variant": "wrd"}])
 def test_the_shipped_default_embedding_has_a_current_baseline(options):
     # Fails when the default embedding is replaced without recomputing its baselines (the checksum
-    # in the key changes): the command to run is in the README (Baseline rescaling).
+    # in the key changes): the command to run is in docs/backends.md (Baseline rescaling).
     if not load_baselines(shipped_baseline_path()):
         pytest.skip("no shipped baselines file")
     out = WRDScorer(rescale_with_baseline=True, **options).score(["getCount", "size"], ["getCount", "readFile"])

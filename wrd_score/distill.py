@@ -38,7 +38,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .backends.contextual import resolve_model_path
 from .backends.static import StaticEmbedding
+from .deps import require
+from .files import read_table
+from .tokenize import split_words
+from .train import Corpus
 
 __all__ = ["POOLINGS", "DEFAULT_CORPORA", "count_tokens", "encode_tokens", "build_vocabulary", "postprocess",
            "save_distilled", "distill"]
@@ -57,18 +62,13 @@ def count_tokens(corpora: Sequence[Tuple[str, str]]) -> Counter:
     """Token counts over ``(path, format)`` corpora; formats ``tokens`` (whitespace), ``identifiers``
     (:func:`~wrd_score.tokenize.split_identifier` per line) and ``stsb`` (columns 2-3 of a
     human-judgment TSV, :func:`~wrd_score.tokenize.split_words`)."""
-    from .tokenize import split_identifier, split_words
-    from .train import Corpus
-
     counts: Counter = Counter()
     for path, fmt in corpora:
         if fmt in ("tokens", "identifiers"):
             for doc in Corpus(path, fmt):
                 counts.update(doc)
         elif fmt == "stsb":
-            from .validate import read_judgments  # the one reader of human-judgment files
-
-            frame = read_judgments(path)
+            frame = read_table(path)  # the one reader of tables
             for text in (*frame["prediction"], *frame["reference"]):
                 counts.update(split_words(text))
         else:
@@ -145,7 +145,8 @@ def postprocess(vectors: np.ndarray, pca_dims: Optional[int], sif: Optional[floa
     Measured against SIF with the corpus's own frequencies (docs/tuning.md): IdBench 0.443 / 0.432 /
     0.420 vs 0.439 / 0.429 / 0.416, STS-B dev 0.788 vs 0.787; so the library's is used.
     """
-    from model2vec.distill.inference import apply_pca, compute_weights
+    inference = require("model2vec.distill.inference", "distill")
+    apply_pca, compute_weights = inference.apply_pca, inference.compute_weights
 
     vectors = np.asarray(vectors, dtype=np.float64)
     if pca_dims is not None:
@@ -157,8 +158,9 @@ def postprocess(vectors: np.ndarray, pca_dims: Optional[int], sif: Optional[floa
 
 def load_encoder(model: str = "default"):
     """A local transformers encoder and its tokenizer (``default``: the offline MiniLM)."""
-    from .backends.contextual import resolve_model_path
-    from transformers import AutoModel, AutoTokenizer
+    require("torch", "distill")
+    transformers = require("transformers", "distill")
+    AutoModel, AutoTokenizer = transformers.AutoModel, transformers.AutoTokenizer
 
     path = resolve_model_path(model)
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)

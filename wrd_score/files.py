@@ -23,6 +23,8 @@ import tempfile
 from array import array
 from typing import IO, Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
+from .deps import require
+
 __all__ = [
     "count_lines",
     "open_input",
@@ -260,7 +262,7 @@ def table_format(path: str) -> str:
 
 def read_table(path: str, required: Sequence[str] = ("prediction", "reference"), numeric: Sequence[str] = (),
                max_bytes: Optional[int] = None, max_rows: Optional[int] = None):
-    """Read a CSV, TSV (tab-separated, quoting off) or JSONL file (optionally ``.gz``) as data only.
+    r"""Read a CSV, TSV (tab-separated, quoting off) or JSONL file (optionally ``.gz``) as data only.
 
     The one reader of prediction/reference/human tables (``wrdscore validate``, baseline corpora,
     the app's uploads).  Text cells stay strings exactly (no NA guessing: an empty cell is an empty
@@ -278,6 +280,7 @@ def read_table(path: str, required: Sequence[str] = ("prediction", "reference"),
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"file must be a path, got {type(path).__name__}")
+    require("pandas", "validate")
     path = os.fspath(path)
     kind = table_format(path)
     if not os.path.isfile(path):

@@ -11,6 +11,8 @@ Neither imports torch or transformers: the hook only calls the tokenizer it is g
 """
 from __future__ import annotations
 
+import importlib.util
+import os
 from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
@@ -216,6 +218,22 @@ def score_dataset(dataset: Any, predictions: str = "prediction", references: str
         batch_size=batch_size,
         num_proc=num_proc,
         fn_kwargs={"predictions": predictions, "references": references, "options": metric_options,
-                   "idf": table, "prefix": prefix, "signature": str(scorer.signature(table))},
+                   "idf": table, "prefix": prefix, "signature": scorer.signature(table)},
         desc="WRDScore",
     )
+
+
+def evaluate_module() -> str:
+    """Path of the evaluate module ``wrdscore.py`` installed with the package, for ``evaluate.load``.
+
+    ``evaluate.load`` takes a local path (or a Hub name); this is the path in any environment
+    where ``wrd-score`` is installed, so no checkout is needed:
+    ``evaluate.load(wrd_score.evaluate_module())``.
+
+    >>> evaluate_module().endswith("wrdscore.py")
+    True
+    """
+    spec = importlib.util.find_spec("wrdscore")
+    if spec is None or not spec.origin or not os.path.isfile(spec.origin):
+        raise FileNotFoundError("the evaluate module wrdscore.py is not installed; reinstall wrd-score")
+    return spec.origin

@@ -14,8 +14,10 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from . import __version__
+from .backends.contextual import ContextualBackend  # imports no torch: the model loads on first use
 from .backends.static import StaticBackend, load_embedding
 from .options import BACKENDS, Options
+from .rescale import lookup_baseline, rescale
 from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs
 from .signature import Signature
 from .weights import IDFTable, fit_idf, token_masses, user_idf, uses_idf
@@ -133,8 +135,6 @@ class WRDScorer:
         with cls._cache_lock:
             backend = cls._backend_cache.get(key)
         if backend is None and options.backend == "contextual":
-            from .backends.contextual import ContextualBackend  # torch/transformers load only here
-
             backend = ContextualBackend(
                 model=options.model, layer=options.layer, pooling=options.pooling, tokenizer=options.tokenizer,
                 device=options.device, dtype=options.dtype, batch_size=options.batch_size,
@@ -153,8 +153,15 @@ class WRDScorer:
         return backend
 
     # ----------------------------------------------------------------- API
-    def signature(self, idf: Optional[IDFTable] = None) -> Signature:
-        """Every setting that can change a score of this scorer (print it with the scores)."""
+    def signature(self, idf: Optional[IDFTable] = None) -> str:
+        """Every setting that can change a score of this scorer (print it with the scores).
+
+        A string, as in every result; ``Signature.parse`` reads its fields back.
+        """
+        return str(self.signature_fields(idf))
+
+    def signature_fields(self, idf: Optional[IDFTable] = None) -> Signature:
+        """:meth:`signature` as a :class:`~wrd_score.signature.Signature` value."""
         o = self.options
         parts = {"wrdscore": f"v{__version__}", "variant": o.variant}
         parts.update(self.backend.signature_fields())
@@ -218,8 +225,6 @@ class WRDScorer:
         signature = self.signature(idf_table)
         if self.options.rescale_with_baseline:
             # After choosing the best reference: the map is monotone, so the choice is the same.
-            from .rescale import lookup_baseline, rescale
-
             base = lookup_baseline(signature, self.options.embedding)
             out_p = rescale(out_p, base["precision"]).tolist()
             out_r = rescale(out_r, base["recall"]).tolist()
@@ -233,7 +238,7 @@ class WRDScorer:
             "mean_precision": float(sum(out_p) / n),
             "mean_recall": float(sum(out_r) / n),
             "mean_f1": float(sum(out_f) / n),
-            "signature": str(signature),
+            "signature": signature,
         }
 
     def explain(self, prediction: str, reference: str, idf: Optional[Mapping[str, float]] = None) -> PairDetail:

@@ -15,14 +15,14 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .backends.contextual import DTYPES, POOLINGS, validate_contextual_options
+from .backends.contextual import DTYPES, POOLINGS, parse_layers, validate_contextual_options
 from .backends.static import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, OOV_POLICIES
 from .scoring import VARIANTS
 from .tokenize import TOKENIZERS
 from .weights import WEIGHTS
 
 __all__ = ["Options", "OptionInfo", "option_info", "BACKENDS", "GROUPS", "markdown_table", "docstring_args",
-           "check_choice"]
+           "check_choice", "with_options_table", "update_options_table"]
 
 BACKENDS = ("static", "contextual")
 GROUPS = ("metric", "static", "contextual")
@@ -115,8 +115,6 @@ class Options:
     def backend_key(self) -> tuple:
         """What identifies the backend these options build (the cache key of :class:`~wrd_score.WRDScorer`)."""
         if self.backend == "contextual":
-            from .backends.contextual import parse_layers
-
             return (self.backend, self.tokenizer, parse_layers(self.layer)) + tuple(
                 getattr(self, info.name) for info in option_info("contextual") if info.name != "layer")
         return (self.backend, self.tokenizer) + tuple(getattr(self, info.name) for info in option_info("static"))
@@ -210,6 +208,35 @@ def markdown_table(groups: Sequence[str] = GROUPS) -> str:
             meaning = info.help + (f" ({meanings})" if meanings else "")
             lines.append(f"| `{info.name}` | `{info.default!r}` | {values} | {meaning} |")
     return "\n".join(lines)
+
+
+#: The README block the options table is generated into.
+MARKERS = ("<!-- options:start -->", "<!-- options:end -->")
+
+
+def with_options_table(markdown: str) -> str:
+    r"""``markdown`` with the text between :data:`MARKERS` replaced by :func:`markdown_table`.
+
+    Regenerate the README's table with
+    ``python -c "import wrd_score.options as o; o.update_options_table('README.md')"``.
+
+    >>> with_options_table("a\n<!-- options:start -->\nold\n<!-- options:end -->\nb").count("| `variant` |")
+    1
+    """
+    start, end = MARKERS
+    if markdown.count(start) != 1 or markdown.count(end) != 1 or markdown.index(start) > markdown.index(end):
+        raise ValueError(f"the text must hold {start} ... {end} once, in that order")
+    head, rest = markdown.split(start)
+    _, tail = rest.split(end)
+    return f"{head}{start}\n{markdown_table()}\n{end}{tail}"
+
+
+def update_options_table(path: str) -> None:
+    """Rewrite the options table of a markdown file in place (see :func:`with_options_table`)."""
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(with_options_table(text))
 
 
 def docstring_args(indent: str = "    ") -> str:

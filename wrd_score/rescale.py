@@ -38,6 +38,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from . import __version__
+from .files import atomic_write, iter_lines, read_table
 from .backends.static import file_sha256, shipped_path
 from .signature import Signature
 
@@ -160,8 +162,6 @@ def save_baseline(path: str, key: str, entry: Mapping[str, Any]) -> None:
                              "pairs per configuration; see wrd_score/rescale.py")
     data["baselines"][key] = dict(entry)
     data["baselines"] = dict(sorted(data["baselines"].items()))
-    from .files import atomic_write  # removes its temporary file on failure
-
     with atomic_write(path) as handle:
         json.dump(data, handle, indent=1, sort_keys=False)
         handle.write("\n")
@@ -183,8 +183,6 @@ def read_corpus(path: str, columns: Optional[Sequence[str]] = None) -> List[str]
     texts: Dict[str, None] = {}
     stem = path[:-3] if path.lower().endswith(".gz") else path
     if stem.endswith(".tsv"):
-        from .files import read_table
-
         wanted = list(columns) if columns else ["prediction", "reference"]
         frame = read_table(path, required=wanted)
         # Row by row, in column order: the order of first sight fixes which random pairs a seed draws.
@@ -195,8 +193,6 @@ def read_corpus(path: str, columns: Optional[Sequence[str]] = None) -> List[str]
     else:
         if columns:
             raise ValueError(f"columns= applies to .tsv corpora only, not {path!r}")
-        from .files import iter_lines
-
         for text in iter_lines(path, "corpus"):
             if text.strip():
                 texts.setdefault(text, None)
@@ -243,8 +239,6 @@ def compute_baseline(scorer: Any, corpus: str, n_pairs: int = 2000, seed: int = 
         values = np.asarray(result[name], dtype=np.float64)
         entry[name] = round(float(values.mean()), 6)
         entry[name + "_sem"] = round(float(values.std(ddof=1) / np.sqrt(len(values))), 6)
-    from . import __version__
-
     entry.update({
         "n_pairs": int(n_pairs),
         "seed": int(seed),

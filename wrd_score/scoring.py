@@ -17,6 +17,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import transport
 from .backends.base import Encoded
 from .transport import emd_plan
 from .weights import normalise
@@ -166,6 +167,62 @@ class PairDetail:
         self.recall = recall
         self.f1 = float(f1_score(precision, recall))
 
+    def __repr__(self) -> str:
+        """Tokens, scores and matrix shape on one line; long token lists show their ends and their count.
+
+        >>> PairDetail(["get", "count"], ["size"], np.array([[0.05], [0.13]]), np.array([0.02, 0.98]),
+        ...            np.array([1.0]), np.array([[0.02], [0.98]]), 0.1295, 0.1295)
+        PairDetail(prediction=['get', 'count'], reference=['size'], P=0.1295, R=0.1295, F1=0.1295, shape=(2, 1))
+        >>> words = [f"w{i}" for i in range(22)]
+        >>> repr(PairDetail(words, words, np.eye(22), np.full(22, 1 / 22), np.full(22, 1 / 22),
+        ...                 np.eye(22) / 22, 1.0, 1.0))[:80]
+        "PairDetail(prediction=['w0', 'w1', 'w2', 'w3', ..., 'w20', 'w21'] (22 tokens), r"
+        """
+        return (f"PairDetail(prediction={_tokens_repr(self.tokens_p)}, reference={_tokens_repr(self.tokens_r)}, "
+                f"P={self.precision:.4f}, R={self.recall:.4f}, F1={self.f1:.4f}, "
+                f"shape=({len(self.tokens_p)}, {len(self.tokens_r)}))")
+
+    def to_pandas(self):
+        """One row per (prediction token, reference token) cell, in row-major order: a tidy table.
+
+        Columns: ``prediction_index``, ``reference_index`` (token positions: a token may repeat),
+        ``prediction_token``, ``reference_token``, ``prediction_mass``, ``reference_mass``,
+        ``cosine``, ``flow``.  Needs pandas.
+
+        >>> detail = PairDetail(["get", "count"], ["size"], np.array([[0.25], [0.5]]), np.array([0.25, 0.75]),
+        ...                     np.array([1.0]), np.array([[0.25], [0.75]]), 0.4375, 0.4375)
+        >>> frame = detail.to_pandas()
+        >>> print(frame[["prediction_token", "reference_token", "cosine", "flow"]].to_string(index=False))
+        prediction_token reference_token  cosine  flow
+                     get            size    0.25  0.25
+                   count            size    0.50  0.75
+        >>> float((frame.cosine * frame.flow).sum())  # = recall of the "wrd" variant
+        0.4375
+        """
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("PairDetail.to_pandas needs pandas: pip install pandas") from None
+        m, n = len(self.tokens_p), len(self.tokens_r)
+        rows, cols = np.divmod(np.arange(m * n), n) if n else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        return pd.DataFrame({
+            "prediction_index": rows,
+            "reference_index": cols,
+            "prediction_token": [self.tokens_p[i] for i in rows],
+            "reference_token": [self.tokens_r[j] for j in cols],
+            "prediction_mass": np.asarray(self.mass_p, dtype=np.float64)[rows],
+            "reference_mass": np.asarray(self.mass_r, dtype=np.float64)[cols],
+            "cosine": np.asarray(self.cos, dtype=np.float64).reshape(m * n),
+            "flow": np.asarray(self.flow, dtype=np.float64).reshape(m * n),
+        })
+
+
+def _tokens_repr(tokens: Sequence[str], head: int = 4, tail: int = 2) -> str:
+    shown = [repr(t if len(t) <= 20 else t[:19] + "…") for t in tokens]
+    if len(shown) <= head + tail + 1:
+        return "[" + ", ".join(shown) + "]"
+    return "[" + ", ".join(shown[:head] + ["..."] + shown[-tail:]) + f"] ({len(shown)} tokens)"
+
 
 def pair_detail(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span_r: np.ndarray,
                 masses: np.ndarray, variant: str, clip: bool) -> PairDetail:
@@ -282,8 +339,6 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
     >>> p.tolist(), r.tolist()
     ([0.5], [0.5])
     """
-    from . import transport
-
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
     if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:

@@ -12,6 +12,8 @@ that builds, prints and parses signatures; the rescaling baselines are keyed by 
 (True, 'variant:wrd|weights:norm')
 >>> sig["variant"]
 'wrd'
+>>> sig.with_fields(ci="bs1000,seed0").key()  # resampling settings do not change a score
+'variant:wrd|weights:norm'
 """
 from __future__ import annotations
 
@@ -20,8 +22,9 @@ from typing import Any, Dict, Iterator, Mapping, Tuple, Union
 __all__ = ["Signature"]
 
 #: Fields that never change a raw score: the library version (scores are compared across
-#: versions by the fingerprint benchmark instead) and whether the score was rescaled.
-UNSCORED_FIELDS = ("wrdscore", "rescale")
+#: versions by the fingerprint benchmark instead), whether the score was rescaled, and the
+#: resampling settings of ``wrdscore score --confidence`` (``ci``) and ``--paired-bs`` (``paired``).
+UNSCORED_FIELDS = ("wrdscore", "rescale", "ci", "paired")
 _SEPARATORS = ("|", ":")
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
+from .metric import reference_lists
 from .weights import uses_idf
 
 __all__ = ["PairScore", "iter_chunks", "iter_scores", "score_chunked"]
@@ -107,8 +108,6 @@ def score_chunked(scorer: Any, predictions: Sequence[str], references: Sequence[
         raise ValueError(f"predictions and references must have the same length, got {len(predictions)} "
                          f"and {len(references)}")
     if idf is None and uses_idf(scorer.options.weights):
-        from .metric import reference_lists
-
         idf = scorer.idf_table(reference_lists(references))
     keys = ("precision", "recall", "f1", "best_reference")
     out: Dict[str, Any] = {key: [] for key in keys}

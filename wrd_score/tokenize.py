@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Optional, Tuple
 
-__all__ = ["split_identifier", "split_words", "get_tokenizer", "TOKENIZERS"]
+__all__ = ["split_identifier", "split_words", "get_tokenizer", "TOKENIZERS", "normalise_with_offsets", "unit_spans"]
 
 _CHUNK = re.compile(r"[^\W_]+")  # maximal letter/digit runs: _, -, ., spaces and symbols split
 _WORD = re.compile(r"[^\W_]+")
@@ -24,7 +24,56 @@ _ASCII_PART = re.compile(r"[0-9]+|[A-Z]+(?=[A-Z][a-z])|[A-Z]*[a-z]+|[A-Z]+")
 
 def _normalise(text: str) -> str:
     # NFKC folds full-width letters and ligatures into their plain forms, so "ｇｅｔ" matches "get".
-    return unicodedata.normalize("NFKC", text)
+    return normalise_with_offsets(text)[0]
+
+
+def normalise_with_offsets(text: str) -> Tuple[str, Optional[List[int]]]:
+    """The one Unicode normalisation of the library: NFKC, character by character, with the index
+    of the original character each normalised one came from (``None`` for ASCII, its own form).
+
+    Per character, so that units found in the normalised text map back to the original characters
+    (the contextual backend needs the offsets); both backends therefore see the same tokens.
+
+    >>> normalise_with_offsets("ｇｅｔﬁ")
+    ('getfi', [0, 1, 2, 3, 3])
+    """
+    if text.isascii():
+        return text, None
+    chars: List[str] = []
+    origin: List[int] = []
+    for i, ch in enumerate(text):
+        norm = unicodedata.normalize("NFKC", ch) if not ch.isascii() else ch
+        chars.append(norm)
+        origin.extend([i] * len(norm))
+    return "".join(chars), origin
+
+
+def unit_spans(text: str, tokenizer: str) -> List[Tuple[str, int, int]]:
+    """``(unit, start, end)`` for each unit of ``tokenizer``, with offsets into the original text.
+
+    The units are those :func:`get_tokenizer` gives; the contextual backend pools word pieces onto them.
+
+    >>> unit_spans("getHTTPCode x_1", "identifier")
+    [('get', 0, 3), ('http', 3, 7), ('code', 7, 11), ('x', 12, 13), ('1', 14, 15)]
+    """
+    if tokenizer not in TOKENIZERS:
+        raise ValueError(f"tokenizer must be one of {sorted(TOKENIZERS)}, got {tokenizer!r}")
+    norm, origin = normalise_with_offsets(text)
+    out: List[Tuple[str, int, int]] = []
+    for match in _CHUNK.finditer(norm):
+        chunk, start = match.group(), match.start()
+        if tokenizer == "words" or (chunk.isalpha() and chunk[1:].islower()):
+            parts = [chunk]  # "word"/"Word" has no case boundary: skip the splitter (most of prose)
+        else:
+            parts = _split_case(chunk)
+        for part in parts:
+            end = start + len(part)
+            if origin is None:
+                out.append((part.lower(), start, end))
+            else:
+                out.append((part.lower(), origin[start], origin[end - 1] + 1))
+            start = end
+    return out
 
 
 def split_identifier(text: str) -> List[str]:

@@ -10,6 +10,8 @@ paired bootstrap test of the reference WRDScore metric against every other metri
 joint resamples of rows in which ``spearman(reference) - spearman(other) <= 0`` (a one-sided
 p-value for "WRDScore correlates better").  Rows whose human value is missing are dropped (and
 counted); so are rows where a metric's own value is missing (a numeric column with ``nan``).
+The statistics themselves are :func:`wrd_score.stats.correlation_stats` and
+:func:`wrd_score.stats.paired_bootstrap`.
 
 Metrics are given as specs ``NAME[:key=value,...]``:
 
@@ -38,11 +40,20 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .deps import require
+from .files import numeric_column, read_table
+from .metric import Options, WRDScorer
+from .metrics import get_metric
+from .metrics.base import metric_factory
+from .metrics.embedding import BACKEND_OPTIONS
+from .plot import plot_scatter as draw_scatter
+from .stream import score_chunked
+from .stats import CORRELATIONS, correlation_stats, paired_bootstrap
+
 __all__ = ["MetricSpec", "parse_metric", "read_judgments", "correlation_stats", "paired_bootstrap",
            "ValidationResult", "validate", "DEFAULT_METRICS", "all_metrics"]
 
 DEFAULT_METRICS = ("wrdscore", "column:baseline_*")
-_CORRELATIONS = ("pearson", "spearman", "kendall")
 _WRDSCORE_CHUNK = 256  # pairs per progress-bar step (scores do not depend on the chunking)
 
 
@@ -136,8 +147,6 @@ def parse_metric(spec: str) -> MetricSpec:
         else:
             settings[key] = _convert(value.strip())
     if name == "wrdscore":
-        from .metric import Options
-
         known = {f.name: f for f in fields(Options)}
         for key, value in settings.items():
             if key not in known:
@@ -167,8 +176,6 @@ def read_judgments(path: str, human: str = "human"):
     Text columns stay strings (an empty cell is an empty text, not NaN); ``nan`` in numeric columns
     is missing.  An ``id`` column is added when the file has none.
     """
-    from .files import read_table
-
     frame = read_table(path, required=("prediction", "reference"), numeric=(human,))
     if human not in frame.columns:
         raise ValueError(f"{os.fspath(path)!r} lacks column(s) [{human!r}]; its columns are {list(frame.columns)}")
@@ -178,8 +185,6 @@ def read_judgments(path: str, human: str = "human"):
 
 
 def _numeric(series, what: str) -> np.ndarray:
-    from .files import numeric_column
-
     if series.dtype.kind == "f":  # already parsed (the human column)
         return series.to_numpy(dtype=np.float64)
     return numeric_column(series.tolist(), what)
@@ -231,10 +236,6 @@ def compute_metric(spec: MetricSpec, frame, options: Mapping[str, Any], progress
         return _numeric(frame[kw["column"]], f"column {kw['column']!r}")
     if spec.kind == "wrdscore":
         return _wrdscore(preds, refs, {**options, **kw}, spec, progress)
-    from .metrics import get_metric
-    from .metrics.base import metric_factory
-    from .metrics.embedding import BACKEND_OPTIONS
-
     shared: Dict[str, Any] = {}
     if getattr(metric_factory(spec.kind), "uses_backend", False):
         # Metrics on a WRDScore backend (BERTScore, MoverScore, WMS, SMS) share the command's backend
@@ -250,9 +251,6 @@ def _wrdscore(preds: List[str], refs: List[str], options: Dict[str, Any], spec: 
               progress: bool) -> np.ndarray:
     from tqdm.auto import tqdm
 
-    from .metric import WRDScorer
-    from .stream import score_chunked
-
     scorer = WRDScorer(**options)
     # A contextual backend shows its own encoding bar and memoises one call's encoding, which the
     # next metric on the same backend (BERTScore, another variant) then reuses: one chunk.
@@ -261,120 +259,6 @@ def _wrdscore(preds: List[str], refs: List[str], options: Dict[str, Any], spec: 
               leave=False) as bar:
         out = score_chunked(scorer, preds, refs, chunk_size=chunk, progress=lambda done, _: bar.update(done - bar.n))
     return np.asarray(out[spec.score_field], dtype=np.float64)
-
-
-# ------------------------------------------------------------------------------------------ statistics
-def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r of each row pair (one per bootstrap resample); NaN for a constant row."""
-    import warnings
-
-    from scipy import stats
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # constant resamples: scipy warns and returns NaN, as wanted
-        return np.asarray(stats.pearsonr(x, y, axis=-1).statistic, dtype=np.float64)
-
-
-def _rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    from scipy.stats import rankdata
-
-    return _rowwise_pearson(rankdata(x, axis=-1), rankdata(y, axis=-1))
-
-
-def _statistic(name: str, x: np.ndarray, y: np.ndarray) -> float:
-    import warnings
-
-    from scipy import stats
-
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan")  # undefined for constant input; scipy would warn and say the same
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if name == "pearson":
-            return float(stats.pearsonr(x, y)[0])
-        if name == "spearman":
-            return float(stats.spearmanr(x, y)[0])
-        return float(stats.kendalltau(x, y)[0])
-
-
-def _bootstrap_indices(n: int, n_boot: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
-
-
-def _boot_values(name: str, x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    if name == "pearson":
-        return _rowwise_pearson(x[idx], y[idx])
-    if name == "spearman":
-        return _rowwise_spearman(x[idx], y[idx])
-    return np.array([_statistic("kendall", x[i], y[i]) for i in idx])
-
-
-def correlation_stats(scores: Sequence[float], human: Sequence[float], human_range: Tuple[float, float],
-                      n_boot: int = 1000, seed: int = 0) -> Dict[str, Any]:
-    """Correlations with 95% bootstrap CIs, MSE and MAE of one metric (rows with a NaN dropped).
-
-    >>> h = np.arange(20.0)
-    >>> s = correlation_stats(h / 19, h, (0, 19), n_boot=50)
-    >>> s["n"], round(s["spearman"], 6), round(s["mse"], 6)
-    (20, 1.0, 0.0)
-    """
-    x = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(human, dtype=np.float64)
-    if x.shape != y.shape:
-        raise ValueError(f"scores and human must have the same length, got {x.shape} and {y.shape}")
-    lo, hi = map(float, human_range)
-    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-        raise ValueError(f"human_range must be two finite numbers LO < HI, got {human_range!r}")
-    keep = np.isfinite(x) & np.isfinite(y)
-    x, y = x[keep], y[keep]
-    out: Dict[str, Any] = {"n": int(keep.sum()), "n_dropped": int((~keep).sum())}
-    idx = _bootstrap_indices(len(x), n_boot, seed) if len(x) and n_boot > 0 else None
-    for name in _CORRELATIONS:
-        out[name] = _statistic(name, x, y)
-        lo_ci = hi_ci = float("nan")
-        if idx is not None and math.isfinite(out[name]):
-            values = _boot_values(name, x, y, idx)
-            values = values[np.isfinite(values)]
-            if values.size:
-                lo_ci, hi_ci = (float(v) for v in np.percentile(values, [2.5, 97.5]))
-        out[name + "_lo"], out[name + "_hi"] = lo_ci, hi_ci
-    target = (y - lo) / (hi - lo)
-    out["mse"] = float(np.mean((x - target) ** 2)) if len(x) else float("nan")
-    out["mae"] = float(np.mean(np.abs(x - target))) if len(x) else float("nan")
-    return out
-
-
-def paired_bootstrap(groups: Sequence[Tuple[np.ndarray, np.ndarray, np.ndarray]], n_boot: int = 1000,
-                     seed: int = 0) -> Tuple[float, float]:
-    """Paired bootstrap of the Spearman difference between two metrics.
-
-    ``groups`` holds ``(a, b, human)`` arrays per group (one group without ``--group-by``); rows
-    are resampled jointly within each group and the per-group differences averaged.  Returns the
-    observed mean difference and the share of resamples in which it is <= 0.
-
-    >>> h = np.arange(30.0); good = h + 0.1 * np.sin(h); bad = np.cos(h)
-    >>> diff, p = paired_bootstrap([(good, bad, h)], n_boot=200)
-    >>> diff > 0.5, p
-    (True, 0.0)
-    """
-    observed = []
-    boots = []
-    for g, (a, b, h) in enumerate(groups):
-        a, b, h = (np.asarray(v, dtype=np.float64) for v in (a, b, h))
-        keep = np.isfinite(a) & np.isfinite(b) & np.isfinite(h)
-        a, b, h = a[keep], b[keep], h[keep]
-        if len(h) < 3:
-            continue
-        observed.append(_statistic("spearman", a, h) - _statistic("spearman", b, h))
-        idx = _bootstrap_indices(len(h), n_boot, seed + g)
-        boots.append(_rowwise_spearman(a[idx], h[idx]) - _rowwise_spearman(b[idx], h[idx]))
-    if not boots:
-        return float("nan"), float("nan")
-    diff = np.nanmean(np.vstack(boots), axis=0) if len(boots) > 1 else boots[0]
-    diff = diff[np.isfinite(diff)]
-    if not diff.size:
-        return float(np.nanmean(observed)), float("nan")
-    return float(np.nanmean(observed)), float(np.mean(diff <= 0))
 
 
 # ------------------------------------------------------------------------------------------ harness
@@ -464,7 +348,7 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
             for key in ("pearson", "spearman", "kendall", "mse", "mae"):
                 vals = [s[key] for s in per_group if math.isfinite(s[key])]
                 mean[key] = float(np.mean(vals)) if vals else float("nan")
-                if key in _CORRELATIONS:
+                if key in CORRELATIONS:
                     mean[key + "_lo"] = mean[key + "_hi"] = float("nan")
             per_group.append(mean)
         result.rows.extend(per_group)
@@ -507,6 +391,9 @@ def validate(paths: Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS, *, 
         raise ValueError("give at least one judgment file")
     if isinstance(metrics, str):
         metrics = [metrics]
+    if output_dir is not None:
+        # Before any scoring: a missing matplotlib must not surface after minutes of work and a half-written folder.
+        require("matplotlib", "validate")
     results = []
     for path in paths:
         frame = read_judgments(path, human)
@@ -576,30 +463,10 @@ def write_outputs(result: ValidationResult, output_dir: str) -> Tuple[str, str]:
 
 
 def plot_scatter(result: ValidationResult, path: str) -> str:
-    """One panel per metric: metric score against the human score, titled with Spearman's rho."""
-    import matplotlib
+    """One panel per metric: metric score against the human score, titled with Spearman's rho
+    (drawn by :func:`wrd_score.plot.plot_scatter`)."""
+    metrics = [c for c in result.scores.columns if c not in ("id", "prediction", "reference", "human", result.group_by)]
+    rho = {r["metric"]: r["spearman"] for r in result.rows if r["group"] in (None, "mean")}
+    return draw_scatter(result.scores["human"].to_numpy(), {m: result.scores[m].to_numpy() for m in metrics}, path,
+                human_label=result.human, title=os.path.basename(result.path), rho=rho)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    metrics = [c for c in result.scores.columns
-               if c not in ("id", "prediction", "reference", "human", result.group_by)]
-    n = len(metrics)
-    ncols = min(4, n)
-    nrows = math.ceil(n / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 3.0 * nrows), squeeze=False)
-    overall = {r["metric"]: r for r in result.rows if r["group"] in (None, "mean")}
-    human = result.scores["human"].to_numpy()
-    for ax, metric in zip(axes.flat, metrics):
-        ax.scatter(human, result.scores[metric].to_numpy(), s=4, alpha=0.4, linewidths=0)
-        rho = overall.get(metric, {}).get("spearman", float("nan"))
-        ax.set_title(f"{metric[:40]}\nρ = {_fmt(rho)}", fontsize=8)
-        ax.set_xlabel(result.human, fontsize=8)
-        ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[n:]:
-        ax.axis("off")
-    fig.suptitle(os.path.basename(result.path), fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path

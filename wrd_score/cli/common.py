@@ -55,12 +55,21 @@ def options_from_args(args: argparse.Namespace) -> Dict[str, Any]:
             if getattr(args, info.name, None) is not None}
 
 
-def add_input_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
-    """The ``-c``/``-r``/``--files``/``--strings`` flags shared by every command that reads pairs."""
+def add_input_arguments(parser: argparse.ArgumentParser, several_candidates: bool = False) -> argparse._ArgumentGroup:
+    """The ``-c``/``-r``/``--files``/``--strings`` flags shared by every command that reads pairs.
+
+    With ``several_candidates``, ``-c`` takes several files as ``-r`` does (a list; the command
+    decides what several systems mean), else exactly one.
+    """
     io = parser.add_argument_group("input and output")
-    io.add_argument("-c", "--candidates", required=True, metavar="FILE_OR_TEXT",
-                    help="file of candidates, one per line (plain or .gz; '-' reads standard input), "
-                         "or one candidate string")
+    help_text = ("file of candidates, one per line (plain or .gz; '-' reads standard input), "
+                 "or one candidate string")
+    if several_candidates:
+        io.add_argument("-c", "--candidates", required=True, action="extend", nargs="+", metavar="FILE_OR_TEXT",
+                        help=help_text + "; several files (or -c repeated) are several systems on the same "
+                                         "references, the first being the baseline (see --paired-bs)")
+    else:
+        io.add_argument("-c", "--candidates", required=True, metavar="FILE_OR_TEXT", help=help_text)
     io.add_argument("-r", "--references", required=True, action="extend", nargs="+", metavar="FILE_OR_TEXT",
                     help="file(s) of references, one per line; several files (or -r repeated) give "
                          "several references per candidate, the best one counts. Or reference strings.")

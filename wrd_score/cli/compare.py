@@ -6,15 +6,15 @@ import json
 import sys
 from typing import Tuple
 
+from ..deps import require
 from ..files import iter_file_pairs, resolve_inputs
 from ..metrics import COMPARED, MOVERSCORE_FORMS, compare, metric_names
 from ..metrics.moverscore import KEEP_DROP
 from .common import add_input_arguments, add_metric_arguments, options_from_args
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``wrdscore compare``: the table of :func:`compare` for files or strings."""
-    import argparse
-
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = (
         "examples:\n"
@@ -74,8 +74,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump({**table, "signatures": signatures}, sys.stdout, ensure_ascii=False, indent=1)
         print()
         return 0
-    import pandas as pd
-
+    pd = require("pandas", "siblings")
     frame = pd.DataFrame(table)
     if args.csv:
         frame.to_csv(sys.stdout, index=False, float_format=f"%.{args.digits}f")

@@ -1,19 +1,32 @@
-"""``wrdscore score``: score candidates against references (files, one per line, or strings)."""
+"""``wrdscore score``: score candidates against references (files, one per line, or strings).
+
+One system: the summary line (signature, mean P, R, F1), optionally with bootstrap confidence
+intervals (``--confidence``), per-example scores (``--per-example``, a plain TSV) or everything as
+JSON.  Several systems on the same references (``-c BASE -c SYS ...``): ``--paired-bs`` tests every
+system against the first, as sacreBLEU's ``--paired-bs`` does (differences: :mod:`wrd_score.stats`).
+"""
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import sys
 from array import array
-from typing import IO, Any, Iterator
+from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from tqdm import tqdm  # not tqdm.auto: this is a terminal tool
 
-from ..files import Pair, atomic_write, check_output, iter_file_pairs, read_idf_file, resolve_inputs, write_json
+from ..files import (STDIN, Inputs, Pair, atomic_write, check_output, iter_file_pairs, read_idf_file, resolve_inputs,
+                     write_json)
 from ..metric import WRDScorer
+from ..signature import Signature
+from ..stats import paired_system_test, system_confidence  # scipy is imported when they run
 from ..stream import iter_scores
 from ..weights import user_idf, uses_idf
 from .common import add_input_arguments, add_metric_arguments, options_from_args
+
+FIELDS = ("precision", "recall", "f1")
+_SHORT = {"precision": "P", "recall": "R", "f1": "F1"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,20 +34,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
         "examples:\n"
         "  wrdscore score -c preds.txt -r refs.txt\n"
+        "  wrdscore score -c preds.txt -r refs.txt --confidence\n"
         "  wrdscore score -c preds.txt -r refs1.txt -r refs2.txt --per-example -o scores.tsv\n"
+        "  wrdscore score -c base.txt -c sysA.txt -c sysB.txt -r refs.txt --paired-bs\n"
         "  wrdscore score -c getCount -r get_count -r size --json\n"
         "  generate | wrdscore score -c - -r refs.txt\n"
-        "exit status: 0 on success, 2 on bad input (nothing is written to -o then)."
+        "output:\n"
+        "  The summary line is the signature, then mean P, R and F1 (with --confidence, each followed\n"
+        "  by its 95% interval [low, high]; the signature gains ci:bsN,seedS).\n"
+        "  --per-example writes a tab-separated table: a header row (precision, recall, f1, plus\n"
+        "  best_reference with several references) and one row per candidate, nothing else, so that\n"
+        "  table readers (pandas.read_csv(path, sep='\\t'), R, spreadsheets) read it as is. The summary\n"
+        "  line, with the signature, goes to standard output when -o names the table's file, and to\n"
+        "  standard error when the table itself goes to standard output.\n"
+        "  --paired-bs prints the signature (with ci:... and paired:bsN,seedS) and a table: system,\n"
+        "  mean F1 [95% CI], delta F1 against the baseline (the first -c) and the one-sided p-value of\n"
+        "  'the system is not better than the baseline'.\n"
+        "  --json holds everything, the signature included.\n"
+        "exit status: 0 on success (also when a reader such as `head` stops reading early), 2 on bad\n"
+        "input (nothing is written to -o then)."
     )
-    io = add_input_arguments(parser)
+    io = add_input_arguments(parser, several_candidates=True)
     io.add_argument("--per-example", action="store_true",
-                    help="one line per candidate: P, R, F1 tab-separated (plus the best reference's "
-                         "index when there are several references)")
+                    help="one row per candidate: P, R, F1 tab-separated under a header row (plus the best "
+                         "reference's index when there are several references)")
     io.add_argument("--json", action="store_true",
                     help="print the full result (per-example lists, means, signature) as JSON")
     io.add_argument("-o", "--output", metavar="FILE",
                     help="write the output to FILE (atomically: complete or not at all) and print "
-                         "only the summary line")
+                         "only the summary line (or the --paired-bs table)")
     io.add_argument("--digits", type=int, default=6, help="decimals in text output (default: 6)")
     io.add_argument("--chunk-size", type=int, default=10_000,
                     help="pairs scored at a time; bounds memory, never changes a score (default: 10000)")
@@ -42,20 +70,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     help="token weights for --weights idf / norm*idf: JSON object or 'token<TAB>weight' "
                          "lines (default: fit on the references)")
     io.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    sig = parser.add_argument_group(
+        "significance (bootstrap resampling of examples; the signature records the settings)")
+    sig.add_argument("--confidence", action="store_true",
+                     help="95%% confidence intervals of mean P, R and F1 (percentile bootstrap); keeps 8 bytes "
+                          "per score in memory")
+    sig.add_argument("--confidence-n", type=int, default=1000, metavar="N",
+                     help="bootstrap resamples for the confidence intervals (default: %(default)s)")
+    sig.add_argument("--paired-bs", action="store_true",
+                     help="paired bootstrap test of each system (-c after the first) against the baseline "
+                          "(the first -c) on the same references; shows F1 with 95%% intervals")
+    sig.add_argument("--paired-bs-n", type=int, default=1000, metavar="N",
+                     help="bootstrap resamples for the paired test (default: %(default)s)")
+    sig.add_argument("--seed", type=int, default=0,
+                     help="seed of numpy.random.default_rng for all resampling (default: %(default)s)")
     add_metric_arguments(parser)
 
 
-def run(args: argparse.Namespace) -> int:
+def _check_args(args: argparse.Namespace) -> None:
     if args.json and args.per_example:
         raise ValueError("--json already holds the per-example scores; give --json or --per-example, not both")
     if args.digits < 0 or args.digits > 17:
         raise ValueError(f"--digits must be between 0 and 17, got {args.digits}")
     if args.chunk_size < 1:
         raise ValueError(f"--chunk-size must be a positive integer, got {args.chunk_size}")
-    inputs = resolve_inputs(args.candidates, args.references, args.input_mode)
-    are_files, n = inputs.are_files, inputs.n
-    if args.output:
-        check_output(args.output, [args.candidates, *args.references] if are_files else [])
+    for flag, value in (("--confidence-n", args.confidence_n), ("--paired-bs-n", args.paired_bs_n)):
+        if value < 1:
+            raise ValueError(f"{flag} must be a positive integer, got {value}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.paired_bs:
+        if len(args.candidates) < 2:
+            raise ValueError("--paired-bs compares systems with a baseline: give -c BASELINE -c SYSTEM [-c ...]")
+        if args.per_example:
+            raise ValueError("--per-example scores one system; it cannot be combined with --paired-bs")
+    elif len(args.candidates) > 1:
+        raise ValueError(f"{len(args.candidates)} candidate inputs (-c) were given: several systems are compared "
+                         "only with --paired-bs (the first -c is the baseline)")
+    if [*args.candidates, *args.references].count(STDIN) > 1:
+        raise ValueError("standard input ('-') can be given only once among -c and -r")
+
+
+def _scorer_and_idf(args: argparse.Namespace, pairs: Any) -> Tuple[WRDScorer, Any]:
+    """The scorer of the metric flags and the IDF table (--idf-file, else fitted on the references)."""
     scorer = WRDScorer(**options_from_args(args))
     with_idf = uses_idf(scorer.options.weights)
     idf: Any = None
@@ -68,46 +125,157 @@ def run(args: argparse.Namespace) -> int:
             idf = user_idf(table)
         except (TypeError, ValueError) as exc:  # name the file the bad weight came from
             raise type(exc)(f"idf file {args.idf_file!r}: {exc}") from None
-
-    def pairs() -> Iterator[Pair]:
-        if are_files:
-            return iter_file_pairs(inputs.candidates, inputs.references)
-        return iter([(args.candidates, list(args.references))])
-
     if with_idf and idf is None:
         # One table for the whole input, as a single score() call would fit (a second streaming pass).
         idf = scorer.idf_table(refs for _, refs in pairs())
-    signature = str(scorer.signature(idf))
+    return scorer, idf
+
+
+def _pairs(args: argparse.Namespace, inputs: Inputs, candidate: str):
+    def pairs() -> Iterator[Pair]:
+        if inputs.are_files:
+            return iter_file_pairs(inputs.candidates, inputs.references)
+        return iter([(candidate, list(args.references))])
+    return pairs
+
+
+def _resampled(n: int, flag: str) -> None:
+    if n < 2:
+        raise ValueError(f"{flag} resamples examples and needs at least 2 candidates, got {n}")
+
+
+def _progress(args: argparse.Namespace, total: int) -> tqdm:
+    return tqdm(total=total, unit="pair", file=sys.stderr, dynamic_ncols=True,
+                disable=args.quiet or not sys.stderr.isatty())
+
+
+def _with_ci(value: float, interval: Optional[Tuple[float, float]], digits: int) -> str:
+    text = f"{value:.{digits}f}"
+    return text if interval is None else f"{text} [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
+
+
+def _resampling(n_boot: int, seed: int) -> str:
+    return f"bs{n_boot},seed{seed}"
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_args(args)
+    if args.paired_bs:
+        return _run_paired(args)
+    candidate = args.candidates[0]
+    inputs = resolve_inputs(candidate, args.references, args.input_mode)
+    n = inputs.n
+    if args.confidence:
+        _resampled(n, "--confidence")
+    if args.output:
+        check_output(args.output, [candidate, *args.references] if inputs.are_files else [])
+    pairs = _pairs(args, inputs, candidate)
+    scorer, idf = _scorer_and_idf(args, pairs)
+    signature = scorer.signature(idf)
+    if args.confidence:
+        signature = Signature.parse(signature).with_fields(ci=_resampling(args.confidence_n, args.seed))
 
     several = len(args.references) > 1
+    keep = args.json or args.confidence
     columns = {"precision": array("d"), "recall": array("d"), "f1": array("d"), "best_reference": array("l")}
     sums = [0.0, 0.0, 0.0]
     digits = args.digits
     with contextlib.ExitStack() as stack:
         out: IO[str] = (stack.enter_context(atomic_write(args.output)) if args.output else sys.stdout)
-        bar = stack.enter_context(tqdm(total=n, unit="pair", file=sys.stderr, dynamic_ncols=True,
-                                       disable=args.quiet or not sys.stderr.isatty()))
+        bar = stack.enter_context(_progress(args, n))
+        if args.per_example:
+            out.write("\t".join(FIELDS + (("best_reference",) if several else ())) + "\n")
         for p, r, f, best in iter_scores(scorer, pairs(), chunk_size=args.chunk_size, idf=idf):
             # A running sum in example order: the same for every chunk size.
             sums[0] += p
             sums[1] += r
             sums[2] += f
-            if args.json:
+            if keep:
                 columns["precision"].append(p)
                 columns["recall"].append(r)
                 columns["f1"].append(f)
                 columns["best_reference"].append(best)
-            elif args.per_example:
+            if args.per_example:
                 line = f"{p:.{digits}f}\t{r:.{digits}f}\t{f:.{digits}f}"
                 out.write(f"{line}\t{best}\n" if several else line + "\n")
             bar.update(1)
-        means = {"mean_precision": sums[0] / n, "mean_recall": sums[1] / n, "mean_f1": sums[2] / n}
-        summary = (f"{signature} P: {means['mean_precision']:.{digits}f} R: {means['mean_recall']:.{digits}f} "
-                   f"F1: {means['mean_f1']:.{digits}f}")
+        means: Dict[str, Any] = {f"mean_{name}": total / n for name, total in zip(FIELDS, sums)}
+        intervals: Dict[str, Optional[Tuple[float, float]]] = dict.fromkeys(FIELDS)
+        if args.confidence:
+            for name in FIELDS:
+                ci = system_confidence(columns[name], args.confidence_n, args.seed)
+                intervals[name] = (ci.low, ci.high)
+                means[f"mean_{name}_ci"] = [ci.low, ci.high]
+        summary = str(signature) + "".join(
+            f" {_SHORT[name]}: {_with_ci(means[f'mean_{name}'], intervals[name], digits)}" for name in FIELDS)
         if args.json:
-            write_json(out, columns, means, signature)
-        else:
+            write_json(out, columns, means, str(signature))
+        elif not args.per_example:
             out.write(summary + "\n")
     if args.output:
         print(summary)
+    elif args.per_example:
+        # Standard output holds the table; the summary must not become its last row.
+        print(summary, file=sys.stderr)
     return 0
+
+
+# ------------------------------------------------------------------------------------ --paired-bs
+def _run_paired(args: argparse.Namespace) -> int:
+
+    systems: List[str] = list(args.candidates)
+    baseline = resolve_inputs(systems[0], args.references, args.input_mode)
+    _resampled(baseline.n, "--paired-bs")
+    # The references as the baseline's check left them (a stream is spooled once, then re-read).
+    mode = "files" if baseline.are_files else "strings"
+    inputs = [baseline] + [resolve_inputs(s, baseline.references, mode) for s in systems[1:]]
+    if args.output:
+        check_output(args.output, [*systems, *args.references] if baseline.are_files else [])
+    scorer, idf = _scorer_and_idf(args, _pairs(args, baseline, systems[0]))
+    signature = Signature.parse(scorer.signature(idf)).with_fields(
+        ci=_resampling(args.confidence_n, args.seed), paired=_resampling(args.paired_bs_n, args.seed))
+
+    f1s: List[array] = []
+    with _progress(args, baseline.n * len(systems)) as bar:
+        for name, system in zip(systems, inputs):
+            values = array("d")
+            for _, _, f, _ in iter_scores(scorer, _pairs(args, system, name)(), chunk_size=args.chunk_size, idf=idf):
+                values.append(f)
+                bar.update(1)
+            f1s.append(values)
+    rows = []
+    for i, (name, values) in enumerate(zip(systems, f1s)):
+        ci = system_confidence(values, args.confidence_n, args.seed)
+        row: Dict[str, Any] = {"system": name, "baseline": i == 0, "mean_f1": ci.mean, "f1_ci": [ci.low, ci.high],
+                               "delta_f1": None, "p_value": None}
+        if i:
+            row["delta_f1"], row["p_value"] = paired_system_test(f1s[0], values, args.paired_bs_n, args.seed)
+        rows.append(row)
+    table = _paired_table(rows, str(signature), args.digits)
+    with contextlib.ExitStack() as stack:
+        out: IO[str] = (stack.enter_context(atomic_write(args.output)) if args.output else sys.stdout)
+        if args.json:
+            out.write(json.dumps({"systems": rows, "signature": str(signature)}) + "\n")
+        else:
+            out.write(table)
+    if args.output:
+        sys.stdout.write(table)
+    return 0
+
+
+def _paired_table(rows: Sequence[Dict[str, Any]], signature: str, digits: int) -> str:
+    """The signature, then one aligned row per system (the baseline first)."""
+    header = ("system", "F1 [95% CI]", "delta F1", "p(delta<=0)")
+    cells = [header]
+    for row in rows:
+        name = ("baseline: " if row["baseline"] else "") + row["system"]
+        f1 = _with_ci(row["mean_f1"], row["f1_ci"], digits)
+        if row["baseline"]:
+            cells.append((name, f1, "-", "-"))
+        else:
+            cells.append((name, f1, f"{row['delta_f1']:+.{digits}f}", f"{row['p_value']:.4f}"))
+    widths = [max(len(r[k]) for r in cells) for k in range(len(header))]
+    lines = [signature]
+    for r in cells:
+        lines.append("  ".join([r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:])]).rstrip())
+    return "\n".join(lines) + "\n"

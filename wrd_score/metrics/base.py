@@ -15,6 +15,7 @@ from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tupl
 
 import numpy as np
 
+from ..scoring import best_of
 from ..signature import Signature
 
 __all__ = ["MetricResult", "Metric", "register", "get_metric", "metric_names", "metric_options", "References"]
@@ -95,7 +96,10 @@ def register(name: str, factory: Callable[..., Metric], help: str, *, bundle: bo
     ``bundle=True`` marks a name whose metrics are also registered one by one; lists of "every
     metric" (``wrdscore validate --all-metrics``) leave it out so that no column appears twice.
     """
-    if name in _REGISTRY:
+    known = _REGISTRY.get(name)
+    if known is not None and (getattr(known[0], "__qualname__", None), getattr(known[0], "__module__", None)) != (
+            getattr(factory, "__qualname__", None), getattr(factory, "__module__", None)):
+        # The same class again is its module imported a second time (pytest's importlib mode): replaced.
         raise ValueError(f"metric {name!r} is registered twice")
     _REGISTRY[name] = (factory, dict(fixed), help)
     if bundle:
@@ -163,6 +167,4 @@ def check_bool(name: str, value: Any) -> bool:
 
 
 def pick_best(values: np.ndarray, refs: List[List[str]]) -> Tuple[np.ndarray, List[int]]:
-    from ..scoring import best_of
-
     return best_of(values, [len(group) for group in refs])

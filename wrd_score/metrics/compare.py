@@ -4,6 +4,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
+from ..deps import require
 from ..options import option_info
 from .base import References, get_metric, metric_factory, metric_names
 from .embedding import BACKEND_OPTIONS, inputs
@@ -97,8 +98,7 @@ def compare(predictions: Sequence[str], references: References, metrics: Sequenc
         table.update(result.columns())
         signatures[name] = str(result.signature)
     if as_dataframe:
-        import pandas as pd
-
+        pd = require("pandas", "siblings")
         frame = pd.DataFrame(table)
         frame.attrs["signatures"] = signatures
         return frame

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Union
 
+from ..deps import require
 from ..signature import Signature
 from ..tokenize import split_identifier
 from .base import Metric, MetricResult, References, check_bool, register
@@ -44,8 +45,6 @@ class Rouge(Metric):
 
     def __init__(self, rouge_types: Union[str, Sequence[str]] = ("rouge1", "rouge2", "rougeL"), *,
                  split_identifiers: bool = False, use_stemmer: bool = False) -> None:
-        from ..deps import require
-
         rouge_scorer = require("rouge_score.rouge_scorer", "siblings")
         if isinstance(rouge_types, str):
             rouge_types = (rouge_types,)

@@ -1,0 +1,273 @@
+"""Statistics: correlations with human judgments, bootstrap confidence intervals, paired bootstrap tests.
+
+Two families, one resampling scheme (rows drawn with replacement by ``numpy.random.default_rng(seed)``,
+``integers(0, n, size=(n_boot, n))``, which is also what :func:`scipy.stats.bootstrap` draws):
+
+* **Validation** (``wrdscore validate``): :func:`correlation_stats` (Pearson, Spearman, Kendall with
+  95% percentile CIs, MSE, MAE) and :func:`paired_bootstrap` (the Spearman difference of two
+  metrics).  These keep their own index matrix: one draw serves all three correlations, resamples in
+  which a correlation is undefined (a constant resample) are dropped, and the validation numbers in
+  ``docs/validation.md`` were measured with exactly this code.
+* **Systems** (``wrdscore score --confidence`` / ``--paired-bs``): :func:`system_confidence` (the
+  mean per-example score with a percentile CI, via :func:`scipy.stats.bootstrap`) and
+  :func:`paired_system_test` (is a system better than a baseline on the same examples?).
+
+How the system statistics relate to sacreBLEU's ``--confidence`` and ``--paired-bs`` (sacreBLEU 2.6,
+``sacrebleu/significance.py``):
+
+* sacreBLEU resamples sentences and recomputes the corpus score from summed sufficient statistics
+  (corpus BLEU is not a mean of sentence scores).  A WRDScore system score *is* the mean of the
+  per-example scores, so resampling those scores is exact.
+* sacreBLEU reports ``mu ± h``: the mean of the bootstrap scores and half the distance between the
+  order statistics ``n//40`` and ``n - n//40 - 1``.  Here: the observed mean and the percentile
+  interval ``[low, high]`` (interpolated, not forced to be symmetric), at a chosen level.
+* sacreBLEU's paired p-value is two-sided: ``(1 + #{|d*| - mean|d*| > |d|}) / (B + 1)`` with ``d``
+  the score difference.  Here it is one-sided, for the hypothesis "the system is not better than the
+  baseline": ``(1 + #{d* < 0} + #{d* = 0} / 2) / (B + 1)``, Koehn's (2004) count of resamples the
+  system does not win, ties counted half, with sacreBLEU's ``+1`` so that a finite number of
+  resamples never claims ``p = 0``.  So a system worse than the baseline gets ``p`` near 1 (sacreBLEU:
+  small, "different"), and a system identical to it gets ``p`` about 0.5 (sacreBLEU 2.6:
+  ``1/(B+1)``, because ``0 > 0`` never counts).
+* sacreBLEU takes its seed from the environment variable ``SACREBLEU_SEED`` (default 12345).  Here
+  the seed is an argument (``--seed``, default 0) and the command's signature records it.
+* As in sacreBLEU, every system is resampled with the same indices (same seed, same ``n``), so
+  their intervals and tests share one set of resamples.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any, Dict, NamedTuple, Sequence, Tuple
+
+import numpy as np
+
+__all__ = ["correlation_stats", "paired_bootstrap", "Confidence", "system_confidence", "PairedTest",
+           "paired_system_test"]
+
+CORRELATIONS = ("pearson", "spearman", "kendall")
+# Resampled values held at once by scipy.stats.bootstrap (its batches never change a result).
+_BATCH_VALUES = 1 << 22
+
+
+# ------------------------------------------------------------------------------------ correlations
+def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r of each row pair (one per bootstrap resample); NaN for a constant row."""
+    from scipy import stats
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant resamples: scipy warns and returns NaN, as wanted
+        return np.asarray(stats.pearsonr(x, y, axis=-1).statistic, dtype=np.float64)
+
+
+def _rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    from scipy.stats import rankdata
+
+    return _rowwise_pearson(rankdata(x, axis=-1), rankdata(y, axis=-1))
+
+
+def _statistic(name: str, x: np.ndarray, y: np.ndarray) -> float:
+    from scipy import stats
+
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")  # undefined for constant input; scipy would warn and say the same
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if name == "pearson":
+            return float(stats.pearsonr(x, y)[0])
+        if name == "spearman":
+            return float(stats.spearmanr(x, y)[0])
+        return float(stats.kendalltau(x, y)[0])
+
+
+#: Most bootstrap resamples one statistic may ask for, and most resampled cells (resamples x rows) one index
+#: matrix may hold (2**28 int64 cells: 2 GiB). Percentile intervals are stable to 3 decimals long before.
+MAX_RESAMPLES = 100_000
+MAX_RESAMPLED_CELLS = 1 << 28
+
+
+def _bootstrap_indices(n: int, n_boot: int, seed: int) -> np.ndarray:
+    if n_boot > MAX_RESAMPLES or n_boot * n > MAX_RESAMPLED_CELLS:
+        raise ValueError(f"n_boot={n_boot} resamples of {n} rows is more than this bounds ({MAX_RESAMPLES:,} resamples "
+                         f"and {MAX_RESAMPLED_CELLS:,} resampled rows in all); use fewer resamples")
+    return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+
+
+def _boot_values(name: str, x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    if name == "pearson":
+        return _rowwise_pearson(x[idx], y[idx])
+    if name == "spearman":
+        return _rowwise_spearman(x[idx], y[idx])
+    return np.array([_statistic("kendall", x[i], y[i]) for i in idx])
+
+
+def correlation_stats(scores: Sequence[float], human: Sequence[float], human_range: Tuple[float, float],
+                      n_boot: int = 1000, seed: int = 0) -> Dict[str, Any]:
+    """Correlations with 95% bootstrap CIs, MSE and MAE of one metric (rows with a NaN dropped).
+
+    >>> h = np.arange(20.0)
+    >>> s = correlation_stats(h / 19, h, (0, 19), n_boot=50)
+    >>> s["n"], round(s["spearman"], 6), round(s["mse"], 6)
+    (20, 1.0, 0.0)
+    """
+    x = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(human, dtype=np.float64)
+    if x.shape != y.shape:
+        raise ValueError(f"scores and human must have the same length, got {x.shape} and {y.shape}")
+    lo, hi = map(float, human_range)
+    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+        raise ValueError(f"human_range must be two finite numbers LO < HI, got {human_range!r}")
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    out: Dict[str, Any] = {"n": int(keep.sum()), "n_dropped": int((~keep).sum())}
+    idx = _bootstrap_indices(len(x), n_boot, seed) if len(x) and n_boot > 0 else None
+    for name in CORRELATIONS:
+        out[name] = _statistic(name, x, y)
+        lo_ci = hi_ci = float("nan")
+        if idx is not None and math.isfinite(out[name]):
+            values = _boot_values(name, x, y, idx)
+            values = values[np.isfinite(values)]
+            if values.size:
+                lo_ci, hi_ci = (float(v) for v in np.percentile(values, [2.5, 97.5]))
+        out[name + "_lo"], out[name + "_hi"] = lo_ci, hi_ci
+    target = (y - lo) / (hi - lo)
+    out["mse"] = float(np.mean((x - target) ** 2)) if len(x) else float("nan")
+    out["mae"] = float(np.mean(np.abs(x - target))) if len(x) else float("nan")
+    return out
+
+
+def paired_bootstrap(groups: Sequence[Tuple[np.ndarray, np.ndarray, np.ndarray]], n_boot: int = 1000,
+                     seed: int = 0) -> Tuple[float, float]:
+    """Paired bootstrap of the Spearman difference between two metrics.
+
+    ``groups`` holds ``(a, b, human)`` arrays per group (one group without ``--group-by``); rows
+    are resampled jointly within each group and the per-group differences averaged.  Returns the
+    observed mean difference and the share of resamples in which it is <= 0.
+
+    >>> h = np.arange(30.0); good = h + 0.1 * np.sin(h); bad = np.cos(h)
+    >>> diff, p = paired_bootstrap([(good, bad, h)], n_boot=200)
+    >>> diff > 0.5, p
+    (True, 0.0)
+    """
+    observed = []
+    boots = []
+    for g, (a, b, h) in enumerate(groups):
+        a, b, h = (np.asarray(v, dtype=np.float64) for v in (a, b, h))
+        keep = np.isfinite(a) & np.isfinite(b) & np.isfinite(h)
+        a, b, h = a[keep], b[keep], h[keep]
+        if len(h) < 3:
+            continue
+        observed.append(_statistic("spearman", a, h) - _statistic("spearman", b, h))
+        idx = _bootstrap_indices(len(h), n_boot, seed + g)
+        boots.append(_rowwise_spearman(a[idx], h[idx]) - _rowwise_spearman(b[idx], h[idx]))
+    if not boots:
+        return float("nan"), float("nan")
+    diff = np.nanmean(np.vstack(boots), axis=0) if len(boots) > 1 else boots[0]
+    diff = diff[np.isfinite(diff)]
+    if not diff.size:
+        return float(np.nanmean(observed)), float("nan")
+    return float(np.nanmean(observed)), float(np.mean(diff <= 0))
+
+
+# ------------------------------------------------------------------------------------ system level
+class Confidence(NamedTuple):
+    """A system score (the mean per-example score) and its bootstrap percentile interval."""
+
+    mean: float
+    low: float
+    high: float
+
+
+class PairedTest(NamedTuple):
+    """A system against a baseline: the difference of their mean scores and the one-sided p-value."""
+
+    delta: float
+    p_value: float
+
+
+def _scores(values: Any, name: str) -> np.ndarray:
+    try:
+        x = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a sequence of numbers") from None
+    if x.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional (one score per example), got shape {x.shape}")
+    if len(x) < 2:
+        raise ValueError(f"{name} needs at least 2 scores to resample, got {len(x)}")
+    bad = np.flatnonzero(~np.isfinite(x))
+    if bad.size:
+        raise ValueError(f"{name}[{bad[0]}] is {x[bad[0]]}; scores must be finite")
+    return x
+
+
+def _check_resampling(n_boot: Any, seed: Any) -> None:
+    for name, value, low in (("n_boot", n_boot, 1), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    if n_boot > MAX_RESAMPLES:
+        raise ValueError(f"n_boot must be at most {MAX_RESAMPLES:,}, got {n_boot}")
+
+
+def _bootstrap_means(x: np.ndarray, n_boot: int, seed: int, level: float) -> Any:
+    """:func:`scipy.stats.bootstrap` of the mean of ``x`` (percentile method, seeded)."""
+    from scipy import stats
+
+    # random_state rather than rng: rng arrived in SciPy 1.15, requirements allow 1.13; both take a Generator.
+    return stats.bootstrap((x,), np.mean, n_resamples=n_boot, method="percentile", confidence_level=level,
+                           vectorized=True, batch=max(1, _BATCH_VALUES // len(x)),
+                           random_state=np.random.default_rng(seed))
+
+
+def system_confidence(values: Sequence[float], n_boot: int = 1000, seed: int = 0,
+                      level: float = 0.95) -> Confidence:
+    """The mean of per-example scores with a percentile bootstrap confidence interval.
+
+    Examples are resampled with replacement ``n_boot`` times (:func:`scipy.stats.bootstrap`,
+    ``method="percentile"``, generator ``numpy.random.default_rng(seed)``); the interval holds the
+    central ``level`` of the resampled means.  The same seed gives the same resamples for every
+    system of the same length.
+
+    >>> ci = system_confidence([0.2, 0.4, 0.6, 0.8, 1.0] * 20, n_boot=500, seed=0)
+    >>> round(ci.mean, 6), ci.low < ci.mean < ci.high, round(ci.high - ci.low, 2)
+    (0.6, True, 0.11)
+    >>> system_confidence([0.5], n_boot=10)
+    Traceback (most recent call last):
+    ...
+    ValueError: values needs at least 2 scores to resample, got 1
+    """
+    x = _scores(values, "values")
+    _check_resampling(n_boot, seed)
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
+        raise ValueError(f"level must be a number strictly between 0 and 1, got {level!r}")
+    interval = _bootstrap_means(x, n_boot, seed, float(level)).confidence_interval
+    return Confidence(float(np.mean(x)), float(interval.low), float(interval.high))
+
+
+def paired_system_test(baseline_values: Sequence[float], system_values: Sequence[float], n_boot: int = 1000,
+                       seed: int = 0) -> PairedTest:
+    """Paired bootstrap test of "the system is not better than the baseline" on the same examples.
+
+    Examples are resampled jointly (the per-example differences ``system - baseline`` are
+    resampled, with the indices :func:`system_confidence` draws for the same seed); ``p_value`` is
+    ``(1 + #{resampled delta < 0} + #{resampled delta == 0} / 2) / (n_boot + 1)``: small when the
+    system wins nearly every resample, about 0.5 when the two do not differ, near 1 when the system
+    is worse.  ``delta`` is ``mean(system) - mean(baseline)``.  See the module docstring for how
+    this differs from sacreBLEU's ``--paired-bs``.
+
+    >>> base = [0.2, 0.4, 0.6, 0.8, 1.0] * 20
+    >>> better = [min(1.0, v + 0.1) for v in base]
+    >>> test = paired_system_test(base, better, n_boot=999)
+    >>> round(test.delta, 6), test.p_value
+    (0.08, 0.001)
+    >>> paired_system_test(base, base, n_boot=999).p_value  # every resample a tie: (1 + 999/2) / 1000
+    0.5005
+    """
+    b = _scores(baseline_values, "baseline_values")
+    s = _scores(system_values, "system_values")
+    if b.shape != s.shape:
+        raise ValueError(f"baseline_values and system_values must score the same examples, got {len(b)} and "
+                         f"{len(s)} scores")
+    _check_resampling(n_boot, seed)
+    deltas = _bootstrap_means(s - b, n_boot, seed, 0.95).bootstrap_distribution
+    not_better = np.count_nonzero(deltas < 0) + 0.5 * np.count_nonzero(deltas == 0)
+    return PairedTest(float(np.mean(s) - np.mean(b)), float((1 + not_better) / (n_boot + 1)))
