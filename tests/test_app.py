@@ -305,12 +305,12 @@ def test_score_table_with_siblings(app, tmp_path):
     options = app.metric_options(GLOVE)
     scored = app.score_table(frame, options, siblings=True)
     assert scored.note == ""
-    for column in ("rouge1", "bertscore_f1", "moverscore"):
+    for column in ("rouge1", "bleu", "meteor", "bertscore_f1", "moverscore", "wms", "sms", "s+wms", "sbert"):
         assert column in scored.table.columns and column in set(scored.correlations["metric"])
     expected = siblings.compare(frame["prediction"].tolist(), frame["reference"].tolist(),
                                 metrics=("moverscore",), **options)
     assert scored.table["moverscore"].tolist() == expected["moverscore"]
-    assert len(scored.signature.splitlines()) == 4
+    assert len(scored.signature.splitlines()) == 1 + len(app.SIBLING_METRICS)  # WRDScore's, then one each
 
 
 @pytest.mark.parametrize("name", ["in.csv", "in.tsv", "in.jsonl"])

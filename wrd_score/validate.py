@@ -44,7 +44,8 @@ from .deps import require
 from .files import numeric_column, read_table
 from .metric import Options, WRDScorer
 from .metrics import get_metric
-from .metrics.base import metric_factory
+from .metrics import metric_names
+from .metrics.base import metric_factory, metric_options
 from .metrics.embedding import BACKEND_OPTIONS
 from .plot import plot_scatter as draw_scatter
 from .stream import score_chunked
@@ -88,8 +89,6 @@ def _convert(value: str) -> Any:
 
 def _kinds() -> Tuple[str, ...]:
     """What a spec may name: every registered metric, and ``column``."""
-    from .metrics import metric_names
-
     return metric_names() + ("column",)
 
 
@@ -99,8 +98,6 @@ def all_metrics() -> Tuple[str, ...]:
     >>> all_metrics()[:3], "rouge" in all_metrics()
     (('wrdscore', 'bertscore', 'moverscore'), False)
     """
-    from .metrics import metric_names
-
     return metric_names(bundles=False)
 
 
@@ -154,8 +151,6 @@ def parse_metric(spec: str) -> MetricSpec:
             if known[key].type == "str" and not isinstance(value, str):
                 settings[key] = str(value)  # e.g. embedding=50 would otherwise become an int
     else:
-        from .metrics.base import metric_options
-
         allowed = metric_options(name)
         unknown = sorted(set(settings) - set(allowed))
         if unknown:

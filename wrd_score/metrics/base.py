@@ -16,6 +16,7 @@ from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tupl
 import numpy as np
 
 from ..scoring import best_of
+from .embedding import BACKEND_OPTIONS
 from ..signature import Signature
 
 __all__ = ["MetricResult", "Metric", "register", "get_metric", "metric_names", "metric_options", "References"]
@@ -139,8 +140,6 @@ def metric_options(name: str) -> Tuple[str, ...]:
     params = inspect.signature(factory).parameters.values()
     named = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in fixed]
     if getattr(factory, "uses_backend", False) and any(p.kind == p.VAR_KEYWORD for p in params):
-        from .embedding import BACKEND_OPTIONS
-
         named += sorted(BACKEND_OPTIONS - set(named))
     return tuple(named)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..scoring import empty_pair_score
+from ..deps import require
 from ..signature import Signature
 from ..tokenize import split_identifier
 from .base import Metric, MetricResult, References, check_bool, register
@@ -19,8 +20,6 @@ __all__ = ["BLEU", "bleu", "corpus_bleu"]
 
 
 def _sacrebleu():
-    from ..deps import require
-
     return require("sacrebleu.metrics", "siblings")
 
 

@@ -21,6 +21,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..scoring import empty_pair_score
+from ..deps import require
 from ..signature import Signature
 from ..tokenize import split_identifier, split_words
 from .base import Metric, MetricResult, References, check_bool, pick_best, register
@@ -126,8 +127,6 @@ class Meteor(Metric):
 
     def __init__(self, *, split_identifiers: bool = False, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5,
                  wordnet: Optional[str] = None) -> None:
-        from ..deps import require
-
         self._meteor = require("nltk.translate.meteor_score", "siblings")
         for label, value in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:

@@ -15,6 +15,8 @@ from typing import Any, Dict, List, Sequence, Tuple
 import numpy as np
 
 from ..scoring import empty_pair_score
+from ..backends.contextual import _fingerprint, _model_name, _resolve_device, resolve_model_path
+from ..deps import require
 from ..signature import Signature
 from .base import Metric, MetricResult, References, pick_best, register
 from .embedding import text_pairs
@@ -52,11 +54,7 @@ class SentenceCosine(Metric):
     name = "sbert"
 
     def __init__(self, *, model: str = "default", device: str = "auto", batch_size: int = 64) -> None:
-        from ..deps import require
-
         require("sentence_transformers", "sbert")  # before torch is imported below: the one message names the extra
-        from ..backends.contextual import _fingerprint, _model_name, _resolve_device, resolve_model_path
-
         if not isinstance(model, (str, os.PathLike)) or not str(model):
             raise TypeError(f"model must be 'default' or a local model folder, got {model!r}")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:

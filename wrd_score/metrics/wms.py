@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 import numpy as np
 
 from ..scoring import MAX_TRANSPORT_NODES, empty_pair_score
+from ..deps import require
 from ..signature import Signature
 from ..transport import emd_plan
 from .base import Metric, MetricResult, References, check_bool, pick_best, register
@@ -44,8 +45,6 @@ def split_sentences(text: str, language: str = "en") -> List[str]:
     >>> split_sentences("   ")
     []
     """
-    from ..deps import require
-
     sentencex = require("sentencex", "siblings")
     return [s.strip() for s in sentencex.segment(language, text) if s.strip()]
 
