@@ -570,9 +570,11 @@ def build_demo() -> "gr.Blocks":
             with gr.Row():
                 plot_pair = gr.Plot(label="Cosine and optimal flow matrices", show_label=False, elem_id="plot-alignment",
                                     format="png")
+            # One queue for the page-load scoring and the button, one job at a time, first come first served:
+            # a click during the page-load scoring is answered after it, so the visitor's result is the one shown.
             score_button.click(on_score_pair, inputs=[prediction, reference, *option_inputs],
                                outputs=[cards, comparison, signature, plot_pair, pair_note],
-                               api_name="score_pair")
+                               api_name="score_pair", concurrency_id="pair", concurrency_limit=1)
 
         with gr.Tab("Score a file"):
             gr.Markdown(f"Upload a `.csv`, `.tsv` (tab-separated, quoting off) or `.jsonl` file with columns "
@@ -609,7 +611,8 @@ def build_demo() -> "gr.Blocks":
             gr.Markdown(f"`wrd_score` {wrd_score.__version__}")
         # The first example is scored when the page opens: no empty table or blank plot frames before a click.
         demo.load(on_score_pair, inputs=[prediction, reference, *option_inputs],
-                  outputs=[cards, comparison, signature, plot_pair, pair_note], api_name=False)
+                  outputs=[cards, comparison, signature, plot_pair, pair_note], api_name=False,
+                  concurrency_id="pair", concurrency_limit=1)
     return demo
 
 
