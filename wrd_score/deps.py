@@ -22,6 +22,8 @@ EXTRAS = {
     "app": "the Gradio app",
     "distill": "distilling a static embedding (torch, transformers, model2vec)",
     "glove": "the GloVe 6B 50d embedding",
+    "torchmetrics": "the torchmetrics metric for torch.distributed and Lightning (torch, torchmetrics)",
+    "ray": "scoring Ray datasets with an actor pool (ray[data])",
 }
 
 

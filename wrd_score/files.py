@@ -474,9 +474,13 @@ def check_output(path: str, inputs: Sequence[str]) -> None:
             raise ValueError(f"output {path!r} is also an input file; choose another output path")
 
 
-def write_json(out: IO[str], columns: Mapping[str, array], means: Mapping[str, float], signature: str) -> None:
+def write_json(out: IO[str], columns: Mapping[str, array], means: Mapping[str, float], signature: str,
+               header: Optional[Mapping[str, Any]] = None) -> None:
+    """The ``--json`` document: ``header`` fields, the per-example ``columns``, the ``means``, the signature."""
     # json.dump would need every score as a Python object at once; write the arrays in slices.
     out.write("{")
+    for key, value in (header or {}).items():
+        out.write(f"{json.dumps(key)}: {json.dumps(value)}, ")
     for key, values in columns.items():
         out.write(f'"{key}": [')
         for start in range(0, len(values), 65536):

@@ -20,6 +20,7 @@ from ..deps import MissingDependency
 # `wrdscore score` never pays for importing torch.
 COMMANDS: Dict[str, str] = {
     "score": "score candidates against references (files, one per line, or strings)",
+    "merge": "join the records of `score --shard K/N` runs into the result of one run",
     "compare": "WRDScore, BERTScore, MoverScore and ROUGE side by side on the same pairs",
     "show": "draw the alignment of one pair (cosines and optimal flow, token by token) as a PNG",
     "validate": "correlate metrics with human judgments in TSV files (tables, CSV, plots)",

@@ -5,8 +5,9 @@ import argparse
 from typing import Any, Dict
 
 from ..options import OptionInfo, option_info
+from ..shards import Shard
 
-__all__ = ["add_metric_arguments", "options_from_args", "add_input_arguments"]
+__all__ = ["add_metric_arguments", "options_from_args", "add_input_arguments", "shard_spec"]
 
 _GROUP_TITLES = {
     "metric": "metric options (defaults: the library's)",
@@ -81,3 +82,9 @@ def add_input_arguments(parser: argparse.ArgumentParser, several_candidates: boo
     return io
 
 
+def shard_spec(text: str) -> Shard:
+    """The argparse type of ``--shard K/N``: argparse shows the library's message, not "invalid value"."""
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

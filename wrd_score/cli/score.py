@@ -19,11 +19,12 @@ from tqdm import tqdm  # not tqdm.auto: this is a terminal tool
 from ..files import (STDIN, Inputs, Pair, atomic_write, check_output, iter_file_pairs, read_idf_file, resolve_inputs,
                      write_json)
 from ..metric import WRDScorer
+from ..shards import write_shard
 from ..signature import Signature
 from ..stats import paired_system_test, system_confidence  # scipy is imported when they run
 from ..stream import iter_scores
 from ..weights import user_idf, uses_idf
-from .common import add_input_arguments, add_metric_arguments, options_from_args
+from .common import add_input_arguments, add_metric_arguments, options_from_args, shard_spec
 
 FIELDS = ("precision", "recall", "f1")
 _SHORT = {"precision": "P", "recall": "R", "f1": "F1"}
@@ -69,6 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     io.add_argument("--idf-file", metavar="FILE",
                     help="token weights for --weights idf / norm*idf: JSON object or 'token<TAB>weight' "
                          "lines (default: fit on the references)")
+    io.add_argument("--shard", metavar="K/N", type=shard_spec,
+                    help="score only the K-th (from 1) of N contiguous slices of the input lines and write "
+                         "its per-example record for `wrdscore merge` (instead of --json/--per-example)")
     io.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     sig = parser.add_argument_group(
         "significance (bootstrap resampling of examples; the signature records the settings)")
@@ -107,6 +111,9 @@ def _check_args(args: argparse.Namespace) -> None:
     elif len(args.candidates) > 1:
         raise ValueError(f"{len(args.candidates)} candidate inputs (-c) were given: several systems are compared "
                          "only with --paired-bs (the first -c is the baseline)")
+    if args.shard is not None and (args.json or args.per_example or args.confidence or args.paired_bs):
+        raise ValueError("--shard writes its own per-example record (merge the shards for the rest); give it "
+                         "without --json, --per-example, --confidence or --paired-bs")
     if [*args.candidates, *args.references].count(STDIN) > 1:
         raise ValueError("standard input ('-') can be given only once among -c and -r")
 
@@ -171,6 +178,12 @@ def run(args: argparse.Namespace) -> int:
         check_output(args.output, [candidate, *args.references] if inputs.are_files else [])
     pairs = _pairs(args, inputs, candidate)
     scorer, idf = _scorer_and_idf(args, pairs)
+    if args.shard is not None:
+        # Every shard reads the whole input for its IDF table and digest (wrd_score.shards).
+        note = write_shard(args.shard, scorer, pairs, n, idf, output=args.output, chunk_size=args.chunk_size)
+        if args.output:
+            print(note)
+        return 0
     signature = scorer.signature(idf)
     if args.confidence:
         signature = Signature.parse(signature).with_fields(ci=_resampling(args.confidence_n, args.seed))

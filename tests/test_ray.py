@@ -1,0 +1,96 @@
+"""wrd_score.ray: a local Ray cluster with two workers gives what one WRDScorer.score call gives."""
+import os
+
+import pytest
+
+ray = pytest.importorskip("ray")
+psutil = pytest.importorskip("psutil")
+
+import wrd_score  # noqa: E402
+from wrd_score.ray import map_scores, score  # noqa: E402
+
+PREDS = ["getCount", "size", "isEmpty", "run", "", "toString", "hashCode", "close", "readLine", "getSize", "x",
+         "setName", "getName", "toList", "asMap", "isOpen", "write", "flush", "reset", "clearAll"]
+REFS = [["get_count", "count"], ["getSize", "length"], ["empty"], ["execute"], ["x"], ["asString"], ["hash"],
+        ["dispose", "shutdown"], ["read line"], ["size", "get_size"], [""], ["set_name"], ["name"], ["list"],
+        ["to map", "map"], ["is closed"], ["print"], ["flush all"], ["clear"], ["clear all"]]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # nothing leaves the machine
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+        # ray.shutdown() stops the processes ray.init started; none may outlive the tests.
+        left = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
+        gone, alive = psutil.wait_procs(left, timeout=30)
+        for proc in alive:
+            proc.kill()
+        assert not alive, f"Ray left processes behind: {[p.pid for p in alive]}"
+
+
+def _dataset(preds, refs, blocks=5):
+    return ray.data.from_items([{"prediction": p, "reference": r} for p, r in zip(preds, refs)],
+                               override_num_blocks=blocks)
+
+
+def test_two_actors_match_one_call(cluster):
+    # Batches of 3 over 5 blocks of 4 rows: actors finish out of order; the result must not.
+    got = score(_dataset(PREDS, REFS), num_actors=2, batch_size=3)
+    assert got == wrd_score.score(PREDS, REFS)
+
+
+def test_idf_fitted_once_on_the_driver_matches_one_call(cluster):
+    got = score(_dataset(PREDS, REFS), num_actors=2, batch_size=2, weights="norm*idf")
+    single = wrd_score.score(PREDS, REFS, weights="norm*idf")
+    assert got == single and "idf:refs" in got["signature"]
+
+
+def test_map_scores_adds_columns_row_by_row(cluster):
+    scored, signature = map_scores(_dataset(PREDS, [r[0] for r in REFS]), num_actors=2, batch_size=4,
+                                   variant="paper")
+    rows = scored.take_all()
+    assert len(rows) == len(PREDS)
+    for row in rows:  # whatever order the rows come in, each carries its own scores
+        one = wrd_score.score([row["prediction"]], [row["reference"]], variant="paper")
+        assert (row["wrdscore_precision"], row["wrdscore_recall"], row["wrdscore_f1"],
+                row["wrdscore_best_reference"]) == (one["precision"][0], one["recall"][0], one["f1"][0], 0)
+        assert signature == one["signature"]
+
+
+def test_contextual_actors_match_one_call(cluster, make_tiny_bert, tmp_path):
+    # Each actor loads the encoder once; the driver loads it on its CPU only to sign the run.
+    model = str(make_tiny_bert(tmp_path / "tiny"))
+    got = score(_dataset(PREDS, REFS, blocks=4), num_actors=2, batch_size=4, backend="contextual", model=model)
+    single = wrd_score.score(PREDS, REFS, backend="contextual", model=model)
+    # A float32 encoder's output depends on the batch it ran in (padding, kernels, threads), in one
+    # process too (score_chunked with another chunk_size): equal to float32 noise, not bit for bit.
+    assert got["signature"] == single["signature"] and got["best_reference"] == single["best_reference"]
+    for key in ("precision", "recall", "f1", "mean_precision", "mean_recall", "mean_f1"):
+        assert got[key] == pytest.approx(single[key], abs=1e-6)
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"predictions": "pred"}, ValueError, "predictions='pred' is not a column"),
+    ({"num_actors": 0}, ValueError, "num_actors"),
+    ({"batch_size": "8"}, ValueError, "batch_size"),
+    ({"idf": {"get": 1.0}}, ValueError, "does not use it"),
+    ({"variant": "nope"}, ValueError, "variant"),
+])
+def test_bad_arguments_are_refused_by_name(cluster, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        score(_dataset(PREDS[:2], REFS[:2], blocks=1), **kwargs)
+
+
+def test_a_taken_column_name_and_a_non_dataset_are_refused(cluster):
+    ds = ray.data.from_items([{"prediction": "a", "reference": "b", "wrdscore_f1": 0.0}])
+    with pytest.raises(ValueError, match="already has column"):
+        map_scores(ds)
+    with pytest.raises(TypeError, match="ray.data.Dataset"):
+        score([{"prediction": "a", "reference": "b"}])

@@ -1,0 +1,129 @@
+"""`wrdscore score --shard K/N` and `wrdscore merge`: the shards of one input merge into exactly one run."""
+import json
+from pathlib import Path
+
+import pytest
+
+from wrd_score import cli
+from wrd_score.shards import Shard, merge_shards
+
+CANDS = ["getCount", "size", "", "run", "toString", "isEmpty", "closeQuietly", "readLine", "hashCode", "x", "setUp"]
+REFS1 = ["get_count", "getSize", "x", "execute", "as string", "empty", "close", "read line", "hash", "", "init"]
+REFS2 = ["count", "length", "", "start", "toString", "is empty", "shutdown", "line", "hashCode", "y", "set up"]
+
+
+def _write(path: Path, lines) -> str:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    return ["-c", _write(tmp_path / "c.txt", CANDS), "-r", _write(tmp_path / "r1.txt", REFS1),
+            "-r", _write(tmp_path / "r2.txt", REFS2)]
+
+
+def run_cli(capsys, *argv):
+    try:
+        code = cli.main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse's own refusals exit 2
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _shards(capsys, tmp_path, inputs, count, *flags, name="s"):
+    paths = []
+    for k in range(1, count + 1):
+        path = tmp_path / f"{name}{k}.json"
+        code, out, err = run_cli(capsys, "score", *inputs, "--shard", f"{k}/{count}", "-o", path, *flags)
+        assert code == 0, err
+        assert out.startswith(f"shard {k}/{count}: lines ")
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("count, flags", [(3, []), (4, ["--weights", "idf", "--chunk-size", "2"]),
+                                          (1, ["--variant", "paper"]), (13, [])],  # 13 > 11 lines: empty shards
+                         ids=["3", "4-idf", "1", "13-empty"])
+def test_merged_shards_are_byte_for_byte_one_run(capsys, tmp_path, inputs, count, flags):
+    code, one_run, _ = run_cli(capsys, "score", *inputs, "--json", *flags)
+    assert code == 0
+    paths = _shards(capsys, tmp_path, inputs, count, *flags)
+    merged = tmp_path / "merged.json"
+    code, out, err = run_cli(capsys, "merge", *reversed(paths), "-o", merged)  # any order
+    assert code == 0, err
+    assert merged.read_text(encoding="utf-8") == one_run
+    code, summary, _ = run_cli(capsys, "score", *inputs, *flags)
+    assert out == summary  # the same summary line as the one run prints
+    code, to_stdout, _ = run_cli(capsys, "merge", *paths)
+    assert to_stdout == one_run
+
+
+def test_shard_record_names_its_slice_signature_and_input(capsys, tmp_path, inputs):
+    path = _shards(capsys, tmp_path, inputs, 3)[1]
+    record = json.loads(path.read_text())
+    assert (record["shard"], record["lines"], record["start"], record["stop"]) == ("2/3", 11, 3, 7)
+    assert len(record["f1"]) == 4 and record["signature"].startswith("wrdscore:v")
+    assert record["inputs"].startswith("sha256:")
+    assert [Shard(k, 3).bounds(11) for k in (1, 2, 3)] == [(0, 3), (3, 7), (7, 11)]
+
+
+def test_mismatched_signatures_are_refused(capsys, tmp_path, inputs):
+    paths = _shards(capsys, tmp_path, inputs, 2)
+    other = _shards(capsys, tmp_path, inputs, 2, "--weights", "uniform", name="u")
+    code, _, err = run_cli(capsys, "merge", paths[0], other[1])
+    assert code == 2 and "different signature" in err
+
+
+def test_missing_and_repeated_shards_are_refused(capsys, tmp_path, inputs):
+    paths = _shards(capsys, tmp_path, inputs, 3)
+    code, _, err = run_cli(capsys, "merge", paths[0], paths[2])
+    assert code == 2 and "missing shard(s) 2/3" in err
+    code, _, err = run_cli(capsys, "merge", *paths, paths[1])
+    assert code == 2 and "shard 2/3 is given twice" in err
+    four = _shards(capsys, tmp_path, inputs, 4, name="f")
+    code, _, err = run_cli(capsys, "merge", paths[0], paths[1], four[3])
+    assert code == 2 and "split the input differently" in err
+
+
+def test_shards_of_different_inputs_are_refused(capsys, tmp_path, inputs):
+    paths = _shards(capsys, tmp_path, inputs, 2)
+    shorter = ["-c", _write(tmp_path / "c2.txt", CANDS[:-1]), "-r", _write(tmp_path / "r12.txt", REFS1[:-1]),
+               "-r", _write(tmp_path / "r22.txt", REFS2[:-1])]
+    code, _, err = run_cli(capsys, "merge", paths[0], _shards(capsys, tmp_path, shorter, 2, name="t")[1])
+    assert code == 2 and "different number of input lines" in err
+    changed = ["-c", _write(tmp_path / "c3.txt", CANDS[:-1] + ["other"]), *inputs[2:]]
+    code, _, err = run_cli(capsys, "merge", paths[0], _shards(capsys, tmp_path, changed, 2, name="v")[1])
+    assert code == 2 and "different input digest" in err
+
+
+def test_a_tampered_or_foreign_record_is_refused(capsys, tmp_path, inputs):
+    paths = _shards(capsys, tmp_path, inputs, 2)
+    record = json.loads(paths[1].read_text())
+    record["f1"] = record["f1"][:-1]
+    paths[1].write_text(json.dumps(record))
+    code, _, err = run_cli(capsys, "merge", *paths)
+    assert code == 2 and "f1 must be a list of" in err
+    code, _, err = run_cli(capsys, "score", *inputs, "--json", "-o", tmp_path / "plain.json")
+    code, _, err = run_cli(capsys, "merge", paths[0], tmp_path / "plain.json")
+    assert code == 2 and "is not a shard record" in err
+    with pytest.raises(ValueError, match="give the shard files"):
+        merge_shards([])
+
+
+@pytest.mark.parametrize("spec", ["0/3", "4/3", "3", "a/b", "1/0", "-1/2"])
+def test_bad_shard_specs_are_refused(capsys, inputs, spec):
+    code, _, err = run_cli(capsys, "score", *inputs, f"--shard={spec}")
+    assert code == 2 and "a shard must be K/N with 1 <= K <= N" in err
+
+
+def test_shard_with_another_output_format_is_refused(capsys, inputs):
+    code, _, err = run_cli(capsys, "score", *inputs, "--shard", "1/2", "--json")
+    assert code == 2 and "--shard writes its own per-example record" in err
+
+
+def test_merge_output_may_not_overwrite_a_shard(capsys, tmp_path, inputs):
+    paths = _shards(capsys, tmp_path, inputs, 2)
+    code, _, err = run_cli(capsys, "merge", *paths, "-o", paths[0])
+    assert code == 2 and "also an input" in err

@@ -1,0 +1,189 @@
+"""wrd_score.torchmetrics: two gloo processes on CPU give what one WRDScorer.score call gives."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torchmetrics")
+torch = pytest.importorskip("torch")
+
+import wrd_score  # noqa: E402
+from wrd_score import WRDScorer  # noqa: E402
+from wrd_score.torchmetrics import WRDScore  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+PREDS = ["getCount", "size", "isEmpty", "run", "", "toString", "hashCode", "close", "readLine", "getSize", "x"]
+REFS = [["get_count"], ["getSize", "length"], "empty", ["execute"], ["x"], "asString", ["hash"],
+        ["dispose", "shutdown"], "read line", ["size", "get_size", "length"], ""]
+
+# Each rank runs every scenario; a scenario's compute() gathers across both ranks.
+WORKER = textwrap.dedent("""
+    import json, os, sys
+    import torch.distributed as dist
+    from wrd_score import WRDScorer
+    from wrd_score.torchmetrics import WRDScore
+
+    # Imports take most of the time (torchmetrics imports transformers): pay them once, then fork
+    # the second rank, before torch or numba start a thread.
+    world = 2
+    child = os.fork()
+    rank = 1 if child == 0 else 0
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    preds, refs = json.loads(sys.argv[1])
+    n = len(preds)
+    results = {}
+
+    def batches(positions, size=2):
+        for i in range(0, len(positions), size):
+            chunk = positions[i:i + size]
+            yield [preds[j] for j in chunk], [refs[j] for j in chunk], chunk
+
+    # DistributedSampler(shuffle=False): rank r gets r, r + world, ... of the list padded with its
+    # first examples up to a multiple of world (example 0 is scored twice here).
+    padded = list(range(n)) + list(range(-n % world))
+    metric = WRDScore()
+    for p, r, idx in batches(padded[rank::world]):
+        metric.update(p, r, indexes=idx)
+    results["interleaved"] = metric.compute()
+
+    # Contiguous slices and no indexes: gathered order is the dataset order.
+    half = (n + 1) // 2
+    metric = WRDScore()
+    for p, r, _ in batches(list(range(n))[:half] if rank == 0 else list(range(n))[half:], size=3):
+        metric.update(p, r)
+    results["contiguous"] = metric.compute()
+
+    # IDF weights: one table fitted on every reference, passed to every rank.
+    table = WRDScorer(weights="idf").idf_table([r] if isinstance(r, str) else r for r in refs)
+    metric = WRDScore(weights="idf", idf=table)
+    for p, r, idx in batches(padded[rank::world], size=3):
+        metric.update(p, r, indexes=idx)
+    results["idf"] = metric.compute()
+
+    # A rank without a single update still takes part in the gather.
+    metric = WRDScore()
+    if rank == 0:
+        for p, r, idx in batches(list(range(n)), size=4):
+            metric.update(p, r, indexes=idx)
+    results["idle_rank"] = metric.compute()
+
+    with open(os.path.join(sys.argv[2], f"rank{rank}.json"), "w") as out:
+        json.dump(results, out)
+    dist.destroy_process_group()
+    if child:
+        _, status = os.waitpid(child, 0)
+        sys.exit(os.waitstatus_to_exitcode(status))
+""")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def two_ranks(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ranks")
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()),
+               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+               OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    proc = subprocess.Popen([sys.executable, "-c", WORKER, json.dumps([PREDS, REFS]), str(folder)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=150)
+    finally:
+        if proc.poll() is None:  # the forked rank is in the same process group
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, out + err[-3000:]
+    return [json.loads((folder / f"rank{rank}.json").read_text()) for rank in (0, 1)]
+
+
+@pytest.mark.parametrize("scenario", ["interleaved", "contiguous", "idle_rank"])
+def test_two_processes_match_one_call(two_ranks, scenario):
+    single = wrd_score.score(PREDS, REFS)
+    for rank_result in two_ranks:  # every rank gets the whole result
+        assert rank_result[scenario] == single
+    assert single["f1"][0] == 1.0 and len(single["f1"]) == len(PREDS)
+
+
+def test_two_processes_with_one_idf_table_match_one_call_that_fits_it(two_ranks):
+    # The one call fits IDF on all its references: the table every rank was given.
+    single = wrd_score.score(PREDS, REFS, weights="idf")
+    assert "idf:refs" in single["signature"]
+    for rank_result in two_ranks:
+        assert rank_result["idf"] == single
+
+
+# ------------------------------------------------------------------------------ one process
+def test_updates_in_one_process_match_one_call_and_reset_clears():
+    metric = WRDScore(variant="paper")
+    metric.update(PREDS[:4], REFS[:4])
+    metric.update(PREDS[4:], REFS[4:])
+    assert metric.compute() == WRDScorer(variant="paper").score(PREDS, REFS)
+    metric.reset()
+    empty = metric.compute()
+    assert empty["f1"] == [] and empty["mean_f1"] == 0.0
+
+
+def test_indexes_put_examples_back_in_order_and_drop_repeats():
+    metric = WRDScore()
+    order = [3, 0, 2, 1, 0]  # example 0 twice, as DistributedSampler padding repeats it
+    metric.update([PREDS[i] for i in order], [REFS[i] for i in order], indexes=torch.tensor(order))
+    assert metric.compute() == wrd_score.score(PREDS[:4], REFS[:4])
+
+
+def test_forward_returns_the_batch_and_keeps_the_total():
+    metric = WRDScore()
+    batch = metric(PREDS[:2], REFS[:2])
+    assert batch == wrd_score.score(PREDS[:2], REFS[:2])
+    metric(PREDS[2:], REFS[2:])
+    assert metric.compute() == wrd_score.score(PREDS, REFS)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"weights": "norm*idf"}, "needs idf="),
+    ({"idf": {"get": 1.0}}, "does not use it"),
+    ({"no_such_option": 1}, "no_such_option"),
+    ({"variant": "nope"}, "variant"),
+])
+def test_bad_construction_is_refused_by_name(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        WRDScore(**kwargs)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("getCount", ["x"]), "preds must be a list"),
+    ((["a", "b"], ["x"]), "same length"),
+    ((["a"], [3]), "target: references\\[0\\]"),
+    ((["a"], ["x"], [0, 1]), "one entry per example"),
+    ((["a"], ["x"], [-1]), "indexes\\[0\\]"),
+    ((["a"], ["x"], [1.5]), "indexes\\[0\\]"),
+    ((["a"], ["x"], "0"), "indexes must be a list"),
+])
+def test_bad_update_is_refused_by_name(args, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        WRDScore().update(*args)
+
+
+def test_indexes_in_some_updates_only_are_refused():
+    metric = WRDScore()
+    metric.update(["a"], ["b"], indexes=[0])
+    metric.update(["c"], ["d"])
+    with pytest.raises(ValueError, match="in some update calls"):
+        metric.compute()
+
+
+def test_one_index_for_two_different_examples_is_refused():
+    metric = WRDScore()
+    metric.update(["getCount", "size"], ["get_count", "size"], indexes=[0, 0])
+    with pytest.raises(ValueError, match="index 0 was given to two different examples"):
+        metric.compute()

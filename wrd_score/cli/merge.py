@@ -1,0 +1,44 @@
+"""``wrdscore merge``: join the records of ``wrdscore score --shard K/N`` into the result of one run."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from typing import IO
+
+from ..files import atomic_write, check_output, write_json
+from ..shards import merge_shards
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = (
+        "examples:\n"
+        "  for k in 1 2 3 4; do wrdscore score -c preds.txt -r refs.txt --shard $k/4 -o shard$k.json; done\n"
+        "  wrdscore merge shard*.json -o scores.json\n"
+        "The output is what `wrdscore score --json` writes for the whole input (per-example values, means,\n"
+        "signature). Shards with different signatures or inputs, and missing or repeated shards, are refused.\n"
+        "exit status: 0 on success, 2 on bad input (nothing is written to -o then)."
+    )
+    parser.add_argument("shards", nargs="+", metavar="SHARD", help="shard records (any order)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write the merged result to FILE (atomically) and print only the summary line")
+    parser.add_argument("--digits", type=int, default=6, help="decimals in the summary line (default: 6)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.digits < 0 or args.digits > 17:
+        raise ValueError(f"--digits must be between 0 and 17, got {args.digits}")
+    if args.output:
+        check_output(args.output, args.shards)
+    merged = merge_shards(args.shards)
+    means, digits = merged.means, args.digits
+    # The summary line of `wrdscore score`, for the same means.
+    summary = (f"{merged.signature} P: {means['mean_precision']:.{digits}f} R: {means['mean_recall']:.{digits}f} "
+               f"F1: {means['mean_f1']:.{digits}f}")
+    with contextlib.ExitStack() as stack:
+        out: IO[str] = stack.enter_context(atomic_write(args.output)) if args.output else sys.stdout
+        write_json(out, merged.columns, means, merged.signature)
+    if args.output:
+        print(summary)
+    return 0
