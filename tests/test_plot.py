@@ -249,3 +249,11 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     with pytest.raises(ImportError, match=r"pip install 'wrd-score\[plot\]'") as info:
         plot.alignment_figure(synthetic_detail(2, 2))
     assert "\n" not in str(info.value)
+
+
+def test_hostile_texts_are_drawn_as_the_library_reads_them(tmp_path):
+    # Undecodable argv bytes reach Python as lone surrogates; matplotlib cannot draw them.
+    out = plot.show("a\udcedb", "size", str(tmp_path / "s.png"))
+    assert imread(out).shape[0] > 100
+    with pytest.raises(TypeError, match="prediction"):
+        plot.plot_alignment(None, "size")
