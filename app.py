@@ -45,7 +45,7 @@ from wrd_score.options import BACKENDS, Options, markdown_table, option_info
 from wrd_score.plot import alignment_figure, histogram_figure
 from wrd_score.rescale import lookup_baseline
 from wrd_score.stream import score_chunked
-from wrd_score.validate import correlation_stats
+from wrd_score.stats import correlation_stats
 
 __all__ = [
     "MAX_UPLOAD_BYTES", "MAX_ROWS", "MAX_ROWS_CONTEXTUAL", "row_limit", "PAPER_EXAMPLES", "EMBEDDINGS", "UploadError",
@@ -295,9 +295,9 @@ def score_table(frame: pd.DataFrame, options: Mapping[str, Any], siblings: bool 
                 progress: Optional[ProgressFn] = None) -> ScoredFile:
     """WRDScore (and the sibling metrics) for every row of a parsed upload.
 
-    Rows are scored in chunks of :data:`CHUNK_ROWS` so the progress bar moves; per-pair scores do
-    not depend on the chunking, except with IDF weights, which are fit on all references and so
-    are scored in one call.
+    Rows are scored in chunks of :data:`CHUNK_ROWS` so the progress bar moves
+    (:func:`wrd_score.stream.score_chunked`: with IDF weights the table is fit once on all references
+    and shared by the chunks, so the scores equal one call's).
     """
     report = progress or (lambda fraction, desc: None)
     predictions = frame["prediction"].tolist()
@@ -341,7 +341,7 @@ N_BOOT = 200
 def correlations(table: pd.DataFrame, metric_columns: Sequence[str], human: str = "human") -> pd.DataFrame:
     """Pearson, Spearman and Kendall of each metric column with the human column, with 95% bootstrap CIs.
 
-    The statistics are ``wrd_score.validate.correlation_stats`` (rows without a human score dropped).
+    The statistics are ``wrd_score.stats.correlation_stats`` (rows without a human score dropped).
     A correlation that is undefined (fewer than 3 rows, or a constant column) is left empty, never NaN.
     """
     human_values = table[human].to_numpy(dtype=float)

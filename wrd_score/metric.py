@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import re
+from functools import reduce
+from operator import add
 import threading
 from dataclasses import fields, replace
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
@@ -222,14 +224,14 @@ class WRDScorer:
         f1 = f1_score(precision, recall)
         flat, best = best_of(f1, [len(group) for group in refs])
         out_p, out_r, out_f = precision[flat].tolist(), recall[flat].tolist(), f1[flat].tolist()
-        signature = self.signature(idf_table)
+        signature = self.signature_fields(idf_table)
         if self.options.rescale_with_baseline:
             # After choosing the best reference: the map is monotone, so the choice is the same.
             base = lookup_baseline(signature, self.options.embedding)
             out_p = rescale(out_p, base["precision"]).tolist()
             out_r = rescale(out_r, base["recall"]).tolist()
             out_f = rescale(out_f, base["f1"]).tolist()
-        return result_dict(out_p, out_r, out_f, best, signature)
+        return result_dict(out_p, out_r, out_f, best, str(signature))
 
     def explain(self, prediction: str, reference: str, idf: Optional[Mapping[str, float]] = None) -> PairDetail:
         """Tokens, cosine matrix, masses and optimal flow for one pair (what the app draws).
@@ -253,7 +255,9 @@ def result_dict(precision: List[float], recall: List[float], f1: List[float], be
     """The result of :meth:`WRDScorer.score` from its per-example lists, in example order.
 
     Every path that scores parts of one input (chunks, ranks, Ray actors) joins them here, so its
-    means are summed as one call sums them and come out bit-identical.
+    means are summed as one call sums them and come out bit-identical.  A mean is the running sum in
+    example order over n, as the streaming command line and ``wrdscore merge`` add theirs up: not
+    ``sum()``, which Python 3.12 made compensated, so the entry points would part in the last bits.
 
     >>> result_dict([1.0, 0.5], [1.0, 0.0], [1.0, 0.0], [0, 0], "sig")["mean_precision"]
     0.75
@@ -264,9 +268,9 @@ def result_dict(precision: List[float], recall: List[float], f1: List[float], be
         "recall": recall,
         "f1": f1,
         "best_reference": best_reference,
-        "mean_precision": float(sum(precision) / n),
-        "mean_recall": float(sum(recall) / n),
-        "mean_f1": float(sum(f1) / n),
+        "mean_precision": reduce(add, precision, 0.0) / n,
+        "mean_recall": reduce(add, recall, 0.0) / n,
+        "mean_f1": reduce(add, f1, 0.0) / n,
         "signature": signature,
     }
 

@@ -136,7 +136,7 @@ def _as_float_is_finite(value: float) -> bool:
         return False
 
 
-def lookup_baseline(signature: str, embedding: Optional[str] = None) -> Dict[str, Any]:
+def lookup_baseline(signature: Union[str, Signature], embedding: Optional[str] = None) -> Dict[str, Any]:
     """The baseline entry (``precision``/``recall``/``f1`` and provenance) for a metric signature."""
     key = baseline_key(signature)
     paths = baseline_files(embedding)

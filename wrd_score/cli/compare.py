@@ -8,7 +8,7 @@ from typing import Tuple
 
 from ..deps import require
 from ..files import iter_file_pairs, resolve_inputs
-from ..metrics import COMPARED, MOVERSCORE_FORMS, compare, metric_names
+from ..metrics import COMPARED, MOVERSCORE_FORMS, compare, metric_help, metric_names
 from ..metrics.moverscore import KEEP_DROP
 from .common import add_input_arguments, add_metric_arguments, options_from_args
 
@@ -20,6 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "examples:\n"
         "  wrdscore compare -c getCount -r get_count --metrics wrdscore,rouge --rouge-split-identifiers\n"
         "  wrdscore compare -c preds.txt -r refs.txt --backend contextual --pooling wordpiece --csv\n"
+        "metrics:\n" + "".join(f"  {name:<11}{metric_help(name)}\n" for name in metric_names()) +
         "exit status: 0 on success, 2 on bad input.")
     io = add_input_arguments(parser)
     io.add_argument("--metrics", default=",".join(COMPARED),

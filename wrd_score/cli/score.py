@@ -235,7 +235,6 @@ def run(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------------ --paired-bs
 def _run_paired(args: argparse.Namespace) -> int:
-
     systems: List[str] = list(args.candidates)
     baseline = resolve_inputs(systems[0], args.references, args.input_mode)
     _resampled(baseline.n, "--paired-bs")

@@ -8,13 +8,13 @@ import sys
 from ..validate import DEFAULT_METRICS, ConstantHumanError, _stem, all_metrics, validate
 from .common import add_metric_arguments, options_from_args
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE.tsv", help="judgment files (shared/data format)")
     parser.add_argument("--metric", "-m", dest="metrics", action="append", default=None, metavar="SPEC",
                         help="metric to validate, repeatable: wrdscore[:opt=val,...], or any registered metric "
-                             "with its options (bertscore, moverscore, rouge1, rouge2, rougeL, rougeLsum, bleu, wms, "
-                             "sms, s+wms, sbert, meteor), or column:NAME (patterns allowed). "
-                             f"Default: {' '.join(DEFAULT_METRICS)}")
+                             f"with its options ({', '.join(m for m in all_metrics() if m != 'wrdscore')}), or "
+                             f"column:NAME (patterns allowed). Default: {' '.join(DEFAULT_METRICS)}")
     parser.add_argument("--all-metrics", action="store_true",
                         help="validate every registered metric with its defaults (backend metrics on the "
                              "command's backend options); --metric specs are added after them")
