@@ -8,8 +8,8 @@ Each runs on ``ray.init(num_cpus=--workers)`` with ``--workers`` actors of one C
 in blocks of ``--block-size`` rows.  Printed per run: wall time of the ``score`` call (actor start
 and model load included, cluster start excluded), pairs/s, and the peak resident memory (VmHWM) of
 each actor process, read from /proc every 0.2 s while the run lasts (the last reading before an
-actor exits is its peak unless it grew in its last 0.2 s).  ``--check`` also scores the method
-names in this process (``score_chunked``) and reports whether every value is identical.
+actor exits is its peak unless it grew in its last 0.2 s).  ``--check`` also scores each workload
+in this process (``score_chunked``) and reports whether every value is identical.
 
     python benchmarks/distributed.py --names 1000000 --sentences 50000 --check
     python benchmarks/distributed.py --names 20000 --sentences 200 --check     # a minute
@@ -30,6 +30,8 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from speed import iter_method_name_pairs, load_names_by_file, peak_rss_mb, sentence_pairs  # noqa: E402
+from wrd_score import WRDScorer  # noqa: E402
+from wrd_score.stream import score_chunked  # noqa: E402
 
 #: The command line of the actor processes Ray starts for wrd_score.ray (ray::MapWorker(MapBatches(_ScoreBatches))).
 ACTOR_MARK = b"_ScoreBatches"
@@ -94,6 +96,17 @@ def run(name: str, pairs: List[Tuple[str, str]], workers: int, batch_size: int, 
     return row, result
 
 
+def check(row: dict, result: dict, scorer, pairs: List[Tuple[str, str]]) -> None:
+    """Score ``pairs`` in this process (one ``score_chunked`` call) and record whether every value,
+    mean and the signature equal the Ray result."""
+    begin = time.perf_counter()
+    single = score_chunked(scorer, [p for p, _ in pairs], [r for _, r in pairs])
+    row["one_process_seconds"] = round(time.perf_counter() - begin, 1)
+    row["identical_to_one_process"] = single == result
+    print(json.dumps({"check": row["workload"], "one_process_seconds": row["one_process_seconds"],
+                      "identical_to_one_process": row["identical_to_one_process"]}), flush=True)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--names", type=int, default=1_000_000, help="method-name pairs (0: skip)")
@@ -105,7 +118,7 @@ def main(argv=None) -> int:
     parser.add_argument("--device", default="cpu", help="contextual backend device in each actor (default: cpu)")
     parser.add_argument("--gpus-per-worker", type=float, default=0, help="GPUs each actor asks Ray for (default: 0)")
     parser.add_argument("--check", action="store_true",
-                        help="also score the method names in this process and compare every value")
+                        help="also score each workload in this process and compare every value")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="FILE", help="write the rows as JSON to FILE")
     args = parser.parse_args(argv)
@@ -124,16 +137,7 @@ def main(argv=None) -> int:
             pairs = list(iter_method_name_pairs(load_names_by_file(), args.names, args.seed))
             row, result = run("method names, static", pairs, args.workers, args.names_batch, args.block_size, {})
             if args.check:
-                from wrd_score import WRDScorer
-                from wrd_score.stream import score_chunked
-
-                begin = time.perf_counter()
-                single = score_chunked(WRDScorer(num_threads=args.workers), [p for p, _ in pairs],
-                                       [r for _, r in pairs])
-                row["one_process_seconds"] = round(time.perf_counter() - begin, 1)
-                row["identical_to_one_process"] = single == result
-                print(json.dumps({"check": row["workload"], "one_process_seconds": row["one_process_seconds"],
-                                  "identical_to_one_process": row["identical_to_one_process"]}), flush=True)
+                check(row, result, WRDScorer(num_threads=args.workers), pairs)
             rows.append(row)
             del pairs, result
         if args.sentences:
@@ -141,8 +145,10 @@ def main(argv=None) -> int:
             options = {"backend": "contextual", "device": args.device}
             if args.gpus_per_worker:
                 options["num_gpus"] = args.gpus_per_worker
-            row, _ = run("sentences, contextual", pairs, args.workers, args.sentences_batch, args.block_size // 10,
-                         options)
+            row, result = run("sentences, contextual", pairs, args.workers, args.sentences_batch,
+                              args.block_size // 10, options)
+            if args.check:
+                check(row, result, WRDScorer(backend="contextual", device=args.device), pairs)
             rows.append(row)
     finally:
         ray.shutdown()

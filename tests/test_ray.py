@@ -69,11 +69,9 @@ def test_contextual_actors_match_one_call(cluster, make_tiny_bert, tmp_path):
     model = str(make_tiny_bert(tmp_path / "tiny"))
     got = score(_dataset(PREDS, REFS, blocks=4), num_actors=2, batch_size=4, backend="contextual", model=model)
     single = wrd_score.score(PREDS, REFS, backend="contextual", model=model)
-    # A float32 encoder's output depends on the batch it ran in (padding, kernels, threads), in one
-    # process too (score_chunked with another chunk_size): equal to float32 noise, not bit for bit.
-    assert got["signature"] == single["signature"] and got["best_reference"] == single["best_reference"]
-    for key in ("precision", "recall", "f1", "mean_precision", "mean_recall", "mean_f1"):
-        assert got[key] == pytest.approx(single[key], abs=1e-6)
+    # Actors run one torch thread on their blocks; this process more threads on everything at once:
+    # a text's vectors do not depend on either (the contextual backend's row rule).
+    assert got == single
 
 
 @pytest.mark.parametrize("kwargs, error, message", [

@@ -60,6 +60,17 @@ def test_merged_shards_are_byte_for_byte_one_run(capsys, tmp_path, inputs, count
     assert to_stdout == one_run
 
 
+def test_contextual_shards_merge_into_one_run(capsys, tmp_path, inputs, make_tiny_bert):
+    # Each shard encodes only its own lines; the one run encodes them all in shared batches.
+    flags = ["--backend", "contextual", "--model", str(make_tiny_bert(tmp_path / "tiny"))]
+    code, one_run, err = run_cli(capsys, "score", *inputs, "--json", *flags)
+    assert code == 0, err
+    paths = _shards(capsys, tmp_path, inputs, 4, *flags)
+    code, merged, err = run_cli(capsys, "merge", *paths)
+    assert code == 0, err
+    assert merged == one_run and "backend:contextual" in one_run
+
+
 def test_shard_record_names_its_slice_signature_and_input(capsys, tmp_path, inputs):
     path = _shards(capsys, tmp_path, inputs, 3)[1]
     record = json.loads(path.read_text())

@@ -67,6 +67,12 @@ WORKER = textwrap.dedent("""
         metric.update(p, r, indexes=idx)
     results["idf"] = metric.compute()
 
+    # The contextual backend: each rank encodes only its own texts, on one thread.
+    metric = WRDScore(backend="contextual", model=sys.argv[3])
+    for p, r, idx in batches(padded[rank::world], size=3):
+        metric.update(p, r, indexes=idx)
+    results["contextual"] = metric.compute()
+
     # A rank without a single update still takes part in the gather.
     metric = WRDScore()
     if rank == 0:
@@ -90,12 +96,17 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def two_ranks(tmp_path_factory):
+def tiny_bert(tmp_path_factory, make_tiny_bert):
+    return str(make_tiny_bert(tmp_path_factory.mktemp("tiny")))
+
+
+@pytest.fixture(scope="module")
+def two_ranks(tmp_path_factory, tiny_bert):
     folder = tmp_path_factory.mktemp("ranks")
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()),
                PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
                OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    proc = subprocess.Popen([sys.executable, "-c", WORKER, json.dumps([PREDS, REFS]), str(folder)], env=env,
+    proc = subprocess.Popen([sys.executable, "-c", WORKER, json.dumps([PREDS, REFS]), str(folder), tiny_bert], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=150)
@@ -121,6 +132,15 @@ def test_two_processes_with_one_idf_table_match_one_call_that_fits_it(two_ranks)
     assert "idf:refs" in single["signature"]
     for rank_result in two_ranks:
         assert rank_result["idf"] == single
+
+
+def test_two_processes_on_the_contextual_backend_match_one_call(two_ranks, tiny_bert):
+    # Each rank encodes its own texts on one torch thread; this process encodes them all at once on
+    # its threads: a text's vectors do not depend on either.
+    single = wrd_score.score(PREDS, REFS, backend="contextual", model=tiny_bert)
+    assert "backend:contextual" in single["signature"]
+    for rank_result in two_ranks:
+        assert rank_result["contextual"] == single
 
 
 # ------------------------------------------------------------------------------ one process

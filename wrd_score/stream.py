@@ -5,9 +5,9 @@ file of a million lines is fine), scores each chunk with one batched :meth:`WRDS
 (tokenisation and embedding lookup once per distinct string of the chunk, all pairs of the chunk
 in one compiled transport call) and yields one :class:`PairScore` per pair, in input order.
 
-Scores do not depend on ``chunk_size``: every pair is scored alone, and IDF weights, the only
-thing a chunk could change, must come from a table fixed beforehand.  (With the contextual backend
-they do, by float32 noise of about 1e-7: an encoder's output depends on the batch a text ran in.)
+Scores do not depend on ``chunk_size``: every pair is scored alone, a text's contextual vectors do
+not depend on the texts encoded with it, and IDF weights, the only thing a chunk could change, must
+come from a table fixed beforehand.
 
 >>> from wrd_score import WRDScorer
 >>> pairs = [("getCount", "get_count"), ("size", ["getSize", "size"])]
@@ -92,8 +92,8 @@ def score_chunked(scorer: Any, predictions: Sequence[str], references: Sequence[
                   progress: Optional[Progress] = None) -> Dict[str, Any]:
     """:meth:`WRDScorer.score` of in-memory lists, a chunk at a time, with a progress callback.
 
-    The result equals one ``scorer.score(predictions, references, idf=idf)`` call, bit for bit with
-    the static backend (the contextual encoder's float32 output depends on its batch: about 1e-7):
+    The result equals one ``scorer.score(predictions, references, idf=idf)`` call bit for bit, with
+    either backend (a text's contextual vectors do not depend on the texts it is encoded with):
     pairs are scored alone, and with IDF weights the table is fit once on every reference (the
     table one call would fit) and shared by the chunks.  This is the one chunked scorer of the
     library (the validation harness and the app use it).

