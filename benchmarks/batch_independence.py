@@ -15,7 +15,7 @@ measures both halves of that decision on this machine:
 3. ``cost``: CPU time to encode the first ``--cost-texts`` distinct sentences in batches of 64 on one
    thread, with and without the rule, in ``--rounds`` interleaved rounds (medians).
 
-    python benchmarks/batch_independence.py            # about 3 minutes on 2 cores
+    python benchmarks/batch_independence.py            # about 6 minutes on 2 cores
 """
 from __future__ import annotations
 
@@ -53,62 +53,61 @@ def linear_rows(max_rows: int, threads: list) -> None:
                               [m for m in bad if m % contextual.ROW_MULTIPLE == 0]}), flush=True)
 
 
-def encoder(texts: list, threads: list) -> None:
+def encode(texts: list, batch_size: int, n_threads: int):
+    """(vectors per text, CPU seconds, token rows the model ran) of one fresh encoding."""
     import torch
 
-    def encode(batch_size: int, n_threads: int):
-        torch.set_num_threads(n_threads)
-        backend = contextual.ContextualBackend(batch_size=batch_size, progress=False)
-        backend._memo_key = None
-        rows = [0]
-        real = backend.loaded.model.forward
+    torch.set_num_threads(n_threads)
+    backend = contextual.ContextualBackend(batch_size=batch_size, progress=False)
+    rows = [0]
+    real = backend.loaded.model.forward
 
-        def counting(*args, **kwargs):
-            rows[0] += kwargs["input_ids"].numel()
-            return real(*args, **kwargs)
+    def counting(*args, **kwargs):
+        rows[0] += kwargs["input_ids"].numel()
+        return real(*args, **kwargs)
 
-        backend.loaded.model.forward = counting
-        try:
-            start = time.perf_counter()
-            states = backend._compute_states(texts)
-            seconds = time.perf_counter() - start
-        finally:
-            del backend.loaded.model.forward
-        return [s.vectors for s in states], seconds, rows[0]
+    backend.loaded.model.forward = counting
+    try:
+        start = time.process_time()
+        states = backend._compute_states(texts)
+        seconds = time.process_time() - start
+    finally:
+        del backend.loaded.model.forward
+    return [s.vectors for s in states], seconds, rows[0]
 
-    tokens = None
-    for multiple in (contextual.ROW_MULTIPLE, 1):
+
+def encoder(texts: list, threads: list) -> None:
+    rule = contextual.ROW_MULTIPLE
+    for multiple in (rule, 1):
         contextual.ROW_MULTIPLE = multiple
-        reference, seconds, rows = encode(64, 2)
-        tokens = tokens or sum(len(v) for v in reference)
+        reference, _, rows = encode(texts, 64, 2)
+        tokens = sum(len(v) for v in reference)
         print(json.dumps({"row multiple": multiple, "texts": len(texts), "token rows": tokens,
-                          "rows run": rows,
-                          "padding rows": rows - tokens}), flush=True)
+                          "rows run": rows, "padding rows": rows - tokens}), flush=True)
         for batch_size, n_threads in [(64, t) for t in threads if t != 2] + [(5, 3), (1, 2), (1, 1), (1, 16)]:
-            got, seconds, _ = encode(batch_size, n_threads)
+            got, _, _ = encode(texts, batch_size, n_threads)
             differ = sum(not np.array_equal(a, b) for a, b in zip(got, reference))
             print(json.dumps({"row multiple": multiple, "batch": batch_size, "threads": n_threads,
                               "texts that differ from batch 64, 2 threads": differ}), flush=True)
+    contextual.ROW_MULTIPLE = rule
 
 
 def cost(texts: list, rounds: int) -> None:
     """Encoding time with and without the rule, one torch thread, interleaved rounds, medians."""
-    import torch
-
-    torch.set_num_threads(1)
-    backend = contextual.ContextualBackend(batch_size=64, progress=False)
-    times = {contextual.ROW_MULTIPLE: [], 1: []}
     rule = contextual.ROW_MULTIPLE
+    times: dict = {rule: [], 1: []}
+    rows: dict = {}
     for _ in range(rounds):
         for multiple in (rule, 1):
             contextual.ROW_MULTIPLE = multiple
-            start = time.process_time()
-            backend._compute_states(texts)
-            times[multiple].append(time.process_time() - start)
+            _, seconds, rows[multiple] = encode(texts, 64, 1)
+            times[multiple].append(seconds)
     contextual.ROW_MULTIPLE = rule
     with_rule, without = np.median(times[rule]), np.median(times[1])
     print(json.dumps({"cost": f"{len(texts)} texts, batch 64, 1 thread, CPU seconds, median of {rounds}",
+                      "token rows": rows[1], "padding rows": rows[rule] - rows[1],
                       "with the rule": round(float(with_rule), 2), "without": round(float(without), 2),
+                      "rounds": {f"multiple {m}": [round(t, 2) for t in ts] for m, ts in times.items()},
                       "ratio": round(float(with_rule / without), 3)}), flush=True)
 
 
@@ -117,7 +116,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", type=int, default=400, help="largest row count of the linear test")
     parser.add_argument("--texts", type=int, default=400, help="distinct STS-B dev sentences to encode")
     parser.add_argument("--cost-texts", type=int, default=3000, help="distinct STS-B dev sentences to time")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the timing")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the timing")
     args = parser.parse_args(argv)
     import torch
 
