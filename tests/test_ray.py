@@ -92,3 +92,18 @@ def test_a_taken_column_name_and_a_non_dataset_are_refused(cluster):
         map_scores(ds)
     with pytest.raises(TypeError, match="ray.data.Dataset"):
         score([{"prediction": "a", "reference": "b"}])
+
+
+@pytest.mark.parametrize("rows, error, message", [
+    # Ray hands a null as NaN: refused as a float, by name.
+    ([{"prediction": None, "reference": "a"}], TypeError, r"predictions\[0\] must be a string, got float"),
+    ([{"prediction": 3, "reference": "b"}, {"prediction": 4, "reference": "b"}], TypeError,
+     r"predictions\[0\] must be a string, got int"),
+    ([{"prediction": "a", "reference": []}], ValueError, r"references\[0\] is an empty list"),
+])
+def test_bad_rows_are_refused_by_name_not_with_a_ray_traceback(cluster, rows, error, message):
+    with pytest.raises(error, match=message) as info:
+        score(ray.data.from_items(rows), num_actors=1)
+    text = str(info.value)
+    assert text.startswith("wrd_score.ray: a batch of the dataset was refused:") and "\n" not in text
+    assert "columns 'prediction' and 'reference'" in text

@@ -44,8 +44,9 @@ def _shards(capsys, tmp_path, inputs, count, *flags, name="s"):
 
 
 @pytest.mark.parametrize("count, flags", [(3, []), (4, ["--weights", "idf", "--chunk-size", "2"]),
-                                          (1, ["--variant", "paper"]), (13, [])],  # 13 > 11 lines: empty shards
-                         ids=["3", "4-idf", "1", "13-empty"])
+                                          (1, ["--variant", "paper"]), (13, []),  # 13 > 11 lines: empty shards
+                                          (2, ["--rescale-with-baseline"]), (2, ["--no-clip-negative"])],
+                         ids=["3", "4-idf", "1", "13-empty", "rescaled", "unclipped"])
 def test_merged_shards_are_byte_for_byte_one_run(capsys, tmp_path, inputs, count, flags):
     code, one_run, _ = run_cli(capsys, "score", *inputs, "--json", *flags)
     assert code == 0
@@ -138,3 +139,45 @@ def test_merge_output_may_not_overwrite_a_shard(capsys, tmp_path, inputs):
     paths = _shards(capsys, tmp_path, inputs, 2)
     code, _, err = run_cli(capsys, "merge", *paths, "-o", paths[0])
     assert code == 2 and "also an input" in err
+
+
+@pytest.mark.parametrize("value, field", [(float("nan"), "f1"), (float("inf"), "precision"), (-0.5, "recall"),
+                                          (1.5, "f1"), (-1, "best_reference"), (True, "best_reference")])
+def test_a_record_with_impossible_scores_is_refused(capsys, tmp_path, inputs, value, field):
+    # A hand-edited or corrupted shard must not turn into a NaN or out-of-range mean.
+    paths = _shards(capsys, tmp_path, inputs, 2)
+    record = json.loads(paths[1].read_text())
+    record[field][0] = value
+    paths[1].write_text(json.dumps(record))  # json writes NaN and Infinity as Python reads them back
+    code, out, err = run_cli(capsys, "merge", *paths)
+    assert code == 2 and out == "" and f"shard file {str(paths[1])!r}: {field}" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_hostile_json_is_a_clear_error_not_a_traceback(capsys, tmp_path, inputs):
+    paths = _shards(capsys, tmp_path, inputs, 2)
+    paths[1].write_text("[" * 100_000 + "]" * 100_000)  # nesting that overflows the JSON parser's stack
+    code, _, err = run_cli(capsys, "merge", *paths)
+    assert code == 2 and "is not a shard record" in err and "Traceback" not in err
+    paths[1].write_bytes(b"\xff\xfe{}")
+    code, _, err = run_cli(capsys, "merge", *paths)
+    assert code == 2 and "is not a shard record" in err
+
+
+def test_a_shard_file_larger_than_the_limit_is_refused_before_reading(capsys, tmp_path, inputs, monkeypatch):
+    from wrd_score import shards
+
+    paths = _shards(capsys, tmp_path, inputs, 2)
+    monkeypatch.setattr(shards, "MAX_SHARD_BYTES", paths[1].stat().st_size - 1)
+    code, _, err = run_cli(capsys, "merge", *paths)
+    assert code == 2 and "limit" in err and str(paths[1]) in err
+
+
+def test_rescaled_negative_scores_are_accepted(capsys, tmp_path):
+    # Rescaled scores may lie below 0 (and unclipped ones down to -1): merge must not refuse them.
+    inputs = ["-c", _write(tmp_path / "c.txt", ["getCount", "run"]), "-r", _write(tmp_path / "r.txt", ["size", "execute"])]
+    code, one_run, _ = run_cli(capsys, "score", *inputs, "--json", "--rescale-with-baseline")
+    assert code == 0 and min(json.loads(one_run)["precision"]) < 0
+    paths = _shards(capsys, tmp_path, inputs, 2, "--rescale-with-baseline")
+    code, merged, err = run_cli(capsys, "merge", *paths)
+    assert code == 0 and merged == one_run, err

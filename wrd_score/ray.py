@@ -19,6 +19,7 @@ Give the dataset at least ``num_actors`` blocks (``read_parquet`` of several fil
 # This module is wrd_score.ray; `import ray` below is the ray package (absolute imports only).
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional
 
 import numpy as np
@@ -29,6 +30,8 @@ from .metric import WRDScorer, reference_lists, result_dict
 __all__ = ["map_scores", "score", "Scored"]
 
 COLUMNS = ("precision", "recall", "f1", "best_reference")
+_REFUSED = "wrd_score.ray: a batch of the dataset was refused:"
+_REFUSAL_LINE = re.compile(r"^(TypeError|ValueError): (" + re.escape(_REFUSED) + r" .*)$", re.M)
 
 
 class Scored(NamedTuple):
@@ -60,8 +63,13 @@ class _ScoreBatches:
         self.idf, self.predictions, self.references, self.prefix = idf, predictions, references, prefix
 
     def __call__(self, batch: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
-        result = self.scorer.score(_texts(batch[self.predictions]), _references(batch[self.references]),
-                                   idf=self.idf)
+        try:
+            result = self.scorer.score(_texts(batch[self.predictions]), _references(batch[self.references]),
+                                       idf=self.idf)
+        except (TypeError, ValueError) as exc:
+            # Ray hands the driver a traceback as text, not this exception: mark the line to find there.
+            raise type(exc)(f"{_REFUSED} {exc} (the index counts rows of a batch of {len(batch[self.predictions])}, "
+                            f"columns {self.predictions!r} and {self.references!r})") from None
         for name in COLUMNS:
             batch[_key(self.prefix, name)] = np.asarray(
                 result[name], dtype=np.int64 if name == "best_reference" else np.float64)
@@ -143,6 +151,14 @@ def score(ds: Any, predictions: str = "prediction", references: str = "reference
         for batch in scored.select_columns(keys).iter_batches(batch_size=None, batch_format="numpy"):
             for key in keys:
                 parts[key].append(batch[key])
+    except Exception as exc:
+        # An actor's refusal of bad input arrives as Ray's error with the worker's traceback in its
+        # text; raise the refusal itself, as WRDScorer.score would have.
+        found = _REFUSAL_LINE.findall(str(exc))
+        if not found:
+            raise
+        kind, message = found[-1]
+        raise (TypeError if kind == "TypeError" else ValueError)(message) from None
     finally:
         options_.preserve_order = preserve
     values = [np.concatenate(parts[key]).tolist() if parts[key] else [] for key in keys]

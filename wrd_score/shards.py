@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import sys
 from array import array
@@ -30,6 +31,7 @@ from itertools import islice
 from typing import IO, Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from .files import Pair, atomic_write, write_json
+from .signature import Signature
 from .stream import iter_scores
 
 __all__ = ["Shard", "SHARD_FORMAT", "input_digest", "write_shard", "read_shard", "merge_shards", "Merged"]
@@ -38,6 +40,9 @@ __all__ = ["Shard", "SHARD_FORMAT", "input_digest", "write_shard", "read_shard",
 SHARD_FORMAT = "wrdscore-shard/1"
 #: The per-example columns, in the order ``wrdscore score --json`` writes them.
 COLUMNS = ("precision", "recall", "f1", "best_reference")
+#: Largest shard file ``wrdscore merge`` reads (about 11 million lines of scores): JSON is parsed
+#: whole, at several times its size in memory; a bigger input wants more shards.
+MAX_SHARD_BYTES = 1 << 30
 
 
 class Shard(NamedTuple):
@@ -120,11 +125,17 @@ def read_shard(path: str) -> Dict[str, Any]:
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"shard file {path!r} does not exist or is not a file")
+    size = os.path.getsize(path)
+    if size > MAX_SHARD_BYTES:
+        raise ValueError(f"shard file {path!r} is {size / 2**20:,.0f} MiB; the limit is {MAX_SHARD_BYTES / 2**20:,.0f} "
+                         "MiB: split the input into more shards")
     try:
         with open(path, encoding="utf-8") as handle:
             record = json.load(handle)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"shard file {path!r} is not a shard record (not JSON: {exc})") from None
+    except RecursionError:
+        raise ValueError(f"shard file {path!r} is not a shard record (JSON nested too deeply)") from None
     if not isinstance(record, dict) or record.get("format") != SHARD_FORMAT:
         raise ValueError(f"shard file {path!r} is not a shard record (format {SHARD_FORMAT!r}); write one with "
                          "`wrdscore score --shard K/N -o FILE`")
@@ -138,13 +149,23 @@ def read_shard(path: str) -> Dict[str, Any]:
     if not isinstance(lines, int) or lines < 1 or (start, stop) != shard.bounds(lines):
         raise ValueError(f"shard file {path!r}: shard {shard} of {lines!r} lines must cover lines "
                          f"{shard.bounds(lines) if isinstance(lines, int) and lines > 0 else '?'}, the record says {(start, stop)}")
+    if not isinstance(signature, str) or not isinstance(inputs, str):
+        raise ValueError(f"shard file {path!r}: signature and inputs must be strings")
+    # Scores are finite, at most 1, and at least 0 with clipped cosines, -1 without, unbounded below
+    # when rescaled (a slack of 1e-9 covers float sums of masses).
+    fields = Signature.parse(signature)
+    low = -math.inf if "rescale" in fields else (-1e-9 if fields.get("clip") == "yes" else -1 - 1e-9)
+    high = 1 + 1e-9
     for key, values in columns.items():
         kind = int if key == "best_reference" else float
         if not isinstance(values, list) or len(values) != stop - start or not all(
                 type(v) is kind for v in values):
             raise ValueError(f"shard file {path!r}: {key} must be a list of {stop - start} {kind.__name__}s")
-    if not isinstance(signature, str) or not isinstance(inputs, str):
-        raise ValueError(f"shard file {path!r}: signature and inputs must be strings")
+        bad = next((v for v in values if v < 0), None) if kind is int else next(
+            (v for v in values if not (math.isfinite(v) and low <= v <= high)), None)
+        if bad is not None:
+            raise ValueError(f"shard file {path!r}: {key} holds {bad!r}, which no run writes "
+                             f"({'an index >= 0' if kind is int else 'a finite score within the range'})")
     return {"path": path, "shard": shard, "lines": lines, "signature": signature, "inputs": inputs,
             "columns": columns}
 

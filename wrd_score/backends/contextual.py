@@ -54,7 +54,7 @@ _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 # Keep a call's hidden states for the next call on the same texts (compare() scores several
 # metrics on one encoding) only while they are small: 2**26 floats = 256 MiB.
 _MEMO_FLOATS = 1 << 26
-#: Token rows of every forward pass are padded to a multiple of this (see ``_LoadedModel.hidden``);
+#: Token rows of every forward pass are padded to a multiple of this (see ``_LoadedModel._forward_all``);
 #: measured by ``benchmarks/batch_independence.py``.
 ROW_MULTIPLE = 4
 
@@ -231,7 +231,16 @@ class _LoadedModel:
         """``hidden_states`` of one padded batch, or with ``all_states=False`` just the top one."""
         import torch
 
+        n = len(batch)
         width = max(len(ids) for ids in batch)
+        if all(len(ids) == width for ids in batch):
+            # MKL's float32 GEMM gives a row the same bits whatever the other rows and the thread
+            # count only when the rows of the product (sequences x length) are a multiple of 4;
+            # with fewer, threads split them another way and a text's vectors would depend on how
+            # many texts of its length shared the call (docs/distributed.md#identical-results).
+            # Copies of the first sequence fill the product; their rows are dropped.
+            copies = (-n) % (ROW_MULTIPLE // math.gcd(width, ROW_MULTIPLE))
+            batch = list(batch) + [batch[0]] * copies
         input_ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
         mask = torch.zeros((len(batch), width), dtype=torch.long)
         for i, ids in enumerate(batch):
@@ -250,22 +259,13 @@ class _LoadedModel:
         finally:
             if original is not None:
                 setattr(owner, attr, original)
-        return out.hidden_states if all_states else (out.last_hidden_state,)
+        states = out.hidden_states if all_states else (out.last_hidden_state,)
+        return tuple(h[:n] for h in states) if len(batch) > n else states
 
     def hidden(self, batch: List[List[int]], layers: Tuple[int, ...]) -> np.ndarray:
         """Mean over ``layers`` (non-negative indices of ``hidden_states``) of one padded batch."""
         import torch
 
-        n = len(batch)
-        width = max(len(ids) for ids in batch)
-        if all(len(ids) == width for ids in batch):
-            # MKL's float32 GEMM gives a row the same bits whatever the other rows and the thread
-            # count only when the rows of the product (sequences x length) are a multiple of 4;
-            # with fewer, threads split them another way and a text's vectors would depend on how
-            # many texts of its length shared the call (docs/distributed.md#identical-results).
-            # Copies of the first sequence fill the product; their rows are dropped.
-            copies = (-n) % (ROW_MULTIPLE // math.gcd(width, ROW_MULTIPLE))
-            batch = list(batch) + [batch[0]] * copies
         deepest = max(layers)
         truncate = None
         if self._layers_attr is not None and deepest < self.n_layers:
@@ -280,7 +280,7 @@ class _LoadedModel:
             else:
                 states = self._forward_all(batch, truncate)
                 picked = states[layers[0]] if len(layers) == 1 else torch.stack([states[i] for i in layers]).mean(0)
-            return picked[:n].float().cpu().numpy()
+            return picked.float().cpu().numpy()
 
 
 def _find(haystack: List[int], needle: List[int]) -> int:
@@ -538,7 +538,7 @@ class ContextualBackend:
         # Only windows of one length share a batch.  Padding changes a sequence's hidden states in
         # the last float bits (attention then sums over more, masked, positions), which made a
         # text's scores depend on the other texts in the call (batch size, order, add_batch).
-        # Unpadded, and with ``hidden``'s row rule, a sequence's states are bit-identical whatever
+        # Unpadded, and with ``_forward_all``'s row rule, a sequence's states are bit-identical whatever
         # the batch, the chunk, the process or the thread count (on one kind of machine).
         from itertools import groupby
 
