@@ -181,3 +181,13 @@ def test_rescaled_negative_scores_are_accepted(capsys, tmp_path):
     paths = _shards(capsys, tmp_path, inputs, 2, "--rescale-with-baseline")
     code, merged, err = run_cli(capsys, "merge", *paths)
     assert code == 0 and merged == one_run, err
+
+
+@pytest.mark.parametrize("signature", ["", "garbage", 7])
+def test_a_record_with_a_broken_signature_is_refused_naming_the_file(capsys, tmp_path, inputs, signature):
+    paths = _shards(capsys, tmp_path, inputs, 2)
+    record = json.loads(paths[0].read_text())
+    record["signature"] = signature
+    paths[0].write_text(json.dumps(record))
+    code, _, err = run_cli(capsys, "merge", *paths)
+    assert code == 2 and f"shard file {str(paths[0])!r}: " in err and len(err.strip().splitlines()) == 1

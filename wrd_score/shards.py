@@ -153,7 +153,10 @@ def read_shard(path: str) -> Dict[str, Any]:
         raise ValueError(f"shard file {path!r}: signature and inputs must be strings")
     # Scores are finite, at most 1, and at least 0 with clipped cosines, -1 without, unbounded below
     # when rescaled (a slack of 1e-9 covers float sums of masses).
-    fields = Signature.parse(signature)
+    try:
+        fields = Signature.parse(signature)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"shard file {path!r}: {exc}") from None
     low = -math.inf if "rescale" in fields else (-1e-9 if fields.get("clip") == "yes" else -1 - 1e-9)
     high = 1 + 1e-9
     for key, values in columns.items():
