@@ -198,9 +198,7 @@ def test_a_texts_vectors_do_not_depend_on_its_batch_or_the_thread_count():
         for n_threads, batch_size in [(1, 1), (2, 1), (3, 3), (2, 2), (16, 64)]:
             torch.set_num_threads(n_threads)
             backend = ContextualBackend(batch_size=batch_size, progress=False)
-            backend._memo_key = None
             assert all(np.array_equal(a, b) for a, b in zip(_alone(backend, MIXED), want)), (n_threads, batch_size)
-            backend._memo_key = None
             shuffled = backend.encode(MIXED[::-1][:9])
             assert all(np.array_equal(shuffled.units[span], w)
                        for span, w in zip(shuffled.spans, want[::-1][:9])), (n_threads, batch_size)
