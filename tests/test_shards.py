@@ -1,5 +1,6 @@
 """`wrdscore score --shard K/N` and `wrdscore merge`: the shards of one input merge into exactly one run."""
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -191,3 +192,15 @@ def test_a_record_with_a_broken_signature_is_refused_naming_the_file(capsys, tmp
     paths[0].write_text(json.dumps(record))
     code, _, err = run_cli(capsys, "merge", *paths)
     assert code == 2 and f"shard file {str(paths[0])!r}: " in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_missing_shard_or_a_pipe_is_refused_by_name(capsys, tmp_path, inputs):
+    paths = _shards(capsys, tmp_path, inputs, 2)
+    code, _, err = run_cli(capsys, "merge", paths[0], tmp_path / "nope.json")
+    assert code == 2 and "nope.json' does not exist" in err
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    code, _, err = run_cli(capsys, "merge", paths[0], fifo)  # refused without opening it (no hang)
+    assert code == 2 and "is not a regular file (a pipe or a folder?)" in err
+    code, _, err = run_cli(capsys, "merge", paths[0], tmp_path)
+    assert code == 2 and "is not a regular file" in err

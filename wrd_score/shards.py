@@ -123,8 +123,12 @@ def write_shard(shard: Shard, scorer: Any, pairs: Callable[[], Iterator[Pair]], 
 def read_shard(path: str) -> Dict[str, Any]:
     """A shard record, checked field by field; every problem is a ``ValueError`` naming the file."""
     path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"shard file {path!r} does not exist")
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"shard file {path!r} does not exist or is not a file")
+        # A pipe or <(cmd) cannot be sized before it is read: the 1 GiB bound needs a regular file.
+        raise ValueError(f"shard file {path!r} is not a regular file (a pipe or a folder?); merge reads shard "
+                         "records from files, as `wrdscore score --shard K/N -o FILE` writes them")
     size = os.path.getsize(path)
     if size > MAX_SHARD_BYTES:
         raise ValueError(f"shard file {path!r} is {size / 2**20:,.0f} MiB; the limit is {MAX_SHARD_BYTES / 2**20:,.0f} "
