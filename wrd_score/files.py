@@ -38,6 +38,7 @@ __all__ = [
     "iter_file_pairs",
     "atomic_write",
     "check_output",
+    "output_kind",
     "read_idf_file",
     "write_json",
 ]
@@ -413,12 +414,38 @@ def _read_jsonl(text: str):
 
 # ---------------------------------------------------------------------------------- scoring
 # ---------------------------------------------------------------------------------- output
+def output_kind(path: str) -> str:
+    """``"file"`` (a regular file, or a name not yet taken: written atomically) or ``"stream"`` (a
+    FIFO or character device such as ``/dev/null`` or ``/dev/stdout``, or a symlink to one: written in
+    place); anything else is refused naming ``path``.
+
+    A stream is never replaced: renaming a temporary file over ``/dev/null`` (as root) or a FIFO
+    would destroy it and leave a regular file in its place.
+    """
+    try:
+        mode = os.stat(path).st_mode  # through symlinks: the target decides
+    except FileNotFoundError:
+        return "file"
+    except OSError as exc:
+        raise OSError(f"cannot write output {path!r}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return "stream"
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(f"output {path!r} is a directory, not a file")
+    what = "block device" if stat.S_ISBLK(mode) else "socket" if stat.S_ISSOCK(mode) else "special file"
+    raise ValueError(f"output {path!r} is a {what}; give a regular file, a FIFO or a character device")
+
+
 @contextlib.contextmanager
 def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") -> Iterator[IO]:
     """Write ``path`` all at once: a temporary file in the same folder, renamed over it on success.
 
     On any exception the temporary file is removed and ``path`` is left as it was. A symlink is
-    written through: its target gets the new content and the link itself is kept.
+    written through: its target gets the new content and the link itself is kept. A FIFO or a
+    character device (:func:`output_kind`) is opened and written in place, never replaced (what a
+    reader has received cannot be taken back, so it is not atomic).
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as d:
@@ -437,6 +464,15 @@ def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") 
     shown = path = os.fspath(path)
     # Through a symlink to its target: the rename then replaces the target, and the link stays.
     path = os.path.realpath(path)
+    encoding = encoding if "b" not in mode else None
+    if output_kind(shown) == "stream":
+        try:
+            handle = open(path, mode, encoding=encoding)
+        except OSError as exc:
+            raise OSError(f"cannot write output {shown!r}: {exc.strerror or exc}") from None
+        with handle:
+            yield handle
+        return
     folder = os.path.dirname(path)
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"output folder {folder!r} does not exist")
@@ -445,7 +481,7 @@ def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") 
     except OSError as exc:  # e.g. /proc: the error would name the temporary file, not the output
         raise OSError(f"cannot write output {shown!r}: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, mode, encoding=encoding if "b" not in mode else None) as handle:
+        with os.fdopen(fd, mode, encoding=encoding) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -460,15 +496,18 @@ def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") 
         raise
 
 
-def check_output(path: str, inputs: Sequence[str]) -> None:
-    # Fail before a long run, not after it.
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"output folder {folder!r} does not exist")
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"output {path!r} is a directory, not a file")
-    if not os.access(folder, os.W_OK):
-        raise PermissionError(f"output folder {folder!r} is not writable")
+def check_output(path: str, inputs: Sequence[str] = ()) -> None:
+    """Refuse an output path that cannot be written, before a long run rather than after it."""
+    path = os.fspath(path)
+    if output_kind(path) == "stream":
+        if not os.access(path, os.W_OK):
+            raise PermissionError(f"output {path!r} is not writable")
+    else:
+        folder = os.path.dirname(os.path.realpath(path))
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(f"output folder {os.path.dirname(os.path.abspath(path))!r} does not exist")
+        if not os.access(folder, os.W_OK):
+            raise PermissionError(f"output folder {folder!r} is not writable")
     for value in inputs:
         if os.path.exists(path) and os.path.exists(value) and os.path.samefile(value, path):
             raise ValueError(f"output {path!r} is also an input file; choose another output path")

@@ -19,7 +19,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..files import open_input
+from ..files import atomic_write, open_input, output_kind
 from ..tokenize import get_tokenizer
 from .base import Encoded
 
@@ -265,11 +265,16 @@ class StaticEmbedding:
             if key in arrays and not np.isfinite(arrays[key]).all():
                 raise ValueError(f"embedding values exceed the range of {dtype} (largest magnitude "
                                  f"{float(np.abs(getattr(self, key)).max()):.3g}); save with dtype='float32'")
-        # Per thread too: two threads saving one path would otherwise interleave writes into one
-        # temporary file and install a corrupt archive.
-        tmp = f"{path}.tmp-{os.getpid()}-{threading.get_ident()}.npz"
-        _write_npz(tmp, arrays)
-        os.replace(tmp, path)
+        # atomic_write gives every call its own temporary file (two threads saving one path never
+        # interleave) and writes a FIFO or device in place instead of replacing it.
+        if output_kind(path) == "stream":
+            # Not seekable and not readable back: zipfile streams (data descriptors); hash what is sent.
+            digest = hashlib.sha256()
+            with atomic_write(path, "wb") as handle:
+                _write_npz(_HashingWriter(handle, digest), arrays)
+            return digest.hexdigest()
+        with atomic_write(path, "wb") as handle:
+            _write_npz(handle, arrays)
         return file_sha256(path)
 
     @classmethod
@@ -437,12 +442,26 @@ def _piece_tokenizer(tokenizer_json: str, name: str):
     return tokenizer
 
 
-def _write_npz(path: str, arrays: Dict[str, np.ndarray]) -> None:
+class _HashingWriter:
+    """A write-only, unseekable file object that hashes what passes through it."""
+
+    def __init__(self, handle, digest) -> None:
+        self.handle, self.digest = handle, digest
+
+    def write(self, data) -> int:
+        self.digest.update(data)
+        return self.handle.write(data)
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+
+def _write_npz(handle, arrays: Dict[str, np.ndarray]) -> None:
     """``np.savez_compressed`` with fixed zip timestamps, so equal arrays give a byte-identical file
     (and the same sha256 in the signature) whenever they are written."""
     import zipfile
 
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
+    with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
         for key, array in arrays.items():
             info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
