@@ -204,3 +204,20 @@ def test_a_missing_shard_or_a_pipe_is_refused_by_name(capsys, tmp_path, inputs):
     assert code == 2 and "is not a regular file (a pipe or a folder?)" in err
     code, _, err = run_cli(capsys, "merge", paths[0], tmp_path)
     assert code == 2 and "is not a regular file" in err
+
+
+def test_shards_scored_with_different_idf_tables_are_refused(capsys, tmp_path, inputs):
+    """Issue 22 item 1: the signature pins the user's IDF table, so shards of two tables do not merge."""
+    table_a = _write(tmp_path / "a.tsv", ["get\t1.0", "count\t3.0", "size\t2.0"])
+    table_b = _write(tmp_path / "b.tsv", ["get\t3.0", "count\t1.0", "size\t0.5"])
+    first = _shards(capsys, tmp_path, inputs, 2, "--weights", "idf", "--idf-file", table_a, name="a")
+    second = _shards(capsys, tmp_path, inputs, 2, "--weights", "idf", "--idf-file", table_b, name="b")
+    code, _, err = run_cli(capsys, "merge", first[0], second[1])
+    assert code == 2 and "different signature" in err and "idf" in err, err
+    assert len(err.strip().splitlines()) == 1
+    # The same table, written another way (JSON, other order), is the same table: it merges.
+    same_a = tmp_path / "a.json"
+    same_a.write_text(json.dumps({"size": 2, "count": 3.0, "get": 1.0}))
+    again = _shards(capsys, tmp_path, inputs, 2, "--weights", "idf", "--idf-file", same_a, name="j")
+    code, out, err = run_cli(capsys, "merge", first[0], again[1])
+    assert code == 0, err

@@ -195,8 +195,14 @@ def merge_shards(paths: Sequence[str]) -> Merged:
         for field, what in (("signature", "signature"), ("lines", "number of input lines"),
                             ("inputs", "input digest")):
             if record[field] != first[field]:
+                shown = (first[field], record[field])
+                if field == "signature":  # name the settings that differ, not two long strings
+                    a, b = Signature.parse(first[field]), Signature.parse(record[field])
+                    differ = [k for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
+                    shown = ("|".join(f"{k}:{a.get(k, '-')}" for k in differ),
+                             "|".join(f"{k}:{b.get(k, '-')}" for k in differ))
                 raise ValueError(f"shards {first['path']!r} and {record['path']!r} have different {what} "
-                                 f"({first[field]!r} and {record[field]!r}): they are not slices of one run")
+                                 f"({shown[0]!r} and {shown[1]!r}): they are not slices of one run")
         if record["shard"].count != first["shard"].count:
             raise ValueError(f"shards {first['path']!r} and {record['path']!r} split the input differently "
                              f"({first['shard']} and {record['shard']})")

@@ -20,6 +20,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..files import atomic_write, open_input, output_kind
+from ..signature import pinned
 from ..tokenize import get_tokenizer
 from .base import Encoded
 
@@ -657,14 +658,13 @@ class StaticBackend:
 
     def signature_fields(self) -> Dict[str, str]:
         emb = self.embedding
-        checksum = (emb.checksum or "unhashed")
-        if not checksum.startswith("kumo"):
-            checksum = f"sha256:{checksum[:12]}"
+        checksum = emb.checksum or "unhashed"
         # The name comes from the file (meta.name) and must not carry the signature's separators
         # ('|', ':', '@'): otherwise a file could forge another embedding's checksum and borrow its
         # rescaling baseline.  Ordinary names (letters, digits, '.', '_', '-') are unchanged.
         name = re.sub(r"[^A-Za-z0-9._+-]", "_", str(emb.name))[:64] or "custom"
-        return {"backend": "static", "emb": f"{name}@{checksum}", "tok": self.tokenizer_name, "oov": self.oov}
+        pin = f"{name}@{checksum}" if checksum.startswith("kumo") else pinned(name, checksum)
+        return {"backend": "static", "emb": pin, "tok": self.tokenizer_name, "oov": self.oov}
 
     def tokenize_all(self, texts: Iterable[str]) -> List[List[str]]:
         return [self.tokenize(text) for text in texts]
