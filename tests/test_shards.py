@@ -45,9 +45,9 @@ def _shards(capsys, tmp_path, inputs, count, *flags, name="s"):
 
 
 @pytest.mark.parametrize("count, flags", [(3, []), (4, ["--weights", "idf", "--chunk-size", "2"]),
-                                          (1, ["--variant", "paper"]), (13, []),  # 13 > 11 lines: empty shards
+                                          (1, ["--variant", "paper"]), (11, []),  # one line a shard, the most
                                           (2, ["--rescale-with-baseline"]), (2, ["--no-clip-negative"])],
-                         ids=["3", "4-idf", "1", "13-empty", "rescaled", "unclipped"])
+                         ids=["3", "4-idf", "1", "11-one-line-each", "rescaled", "unclipped"])
 def test_merged_shards_are_byte_for_byte_one_run(capsys, tmp_path, inputs, count, flags):
     code, one_run, _ = run_cli(capsys, "score", *inputs, "--json", *flags)
     assert code == 0
@@ -92,7 +92,7 @@ def test_mismatched_signatures_are_refused(capsys, tmp_path, inputs):
 def test_missing_and_repeated_shards_are_refused(capsys, tmp_path, inputs):
     paths = _shards(capsys, tmp_path, inputs, 3)
     code, _, err = run_cli(capsys, "merge", paths[0], paths[2])
-    assert code == 2 and "missing shard(s) 2/3" in err
+    assert code == 2 and "1 of 3 shards are missing (2/3)" in err
     code, _, err = run_cli(capsys, "merge", *paths, paths[1])
     assert code == 2 and "shard 2/3 is given twice" in err
     four = _shards(capsys, tmp_path, inputs, 4, name="f")
@@ -221,3 +221,35 @@ def test_shards_scored_with_different_idf_tables_are_refused(capsys, tmp_path, i
     again = _shards(capsys, tmp_path, inputs, 2, "--weights", "idf", "--idf-file", same_a, name="j")
     code, out, err = run_cli(capsys, "merge", first[0], again[1])
     assert code == 0, err
+
+
+@pytest.mark.parametrize("spec", ["1/100000000", "12/12"])
+def test_more_shards_than_lines_is_refused(capsys, inputs, spec):
+    """Issue 22 item 10: `--shard 1/100000000` of 11 lines is refused before anything is scored."""
+    code, out, err = run_cli(capsys, "score", *inputs, "--shard", spec)
+    assert code == 2 and f"{int(spec.split('/')[1]):,}" in err and "11 lines" in err, err
+    assert len(err.strip().splitlines()) == 1 and out == ""
+
+
+def _forged(path: Path, shard: str, lines: int, start: int, stop: int) -> str:
+    n = stop - start
+    record = {"format": "wrdscore-shard/1", "shard": shard, "lines": lines, "start": start, "stop": stop,
+              "inputs": "sha256:0", "precision": [0.5] * n, "recall": [0.5] * n, "f1": [0.5] * n,
+              "best_reference": [0] * n, "signature": "wrdscore:v0|variant:wrd"}
+    path.write_text(json.dumps(record))
+    return str(path)
+
+
+def test_merge_counts_missing_shards_and_names_the_first_few(capsys, tmp_path):
+    """Issue 22 item 10: a merge missing ten million shards says so in one short line (no list of them all)."""
+    count = 10_000_000
+    path = _forged(tmp_path / "one.json", f"2/{count}", count, 1, 2)
+    code, _, err = run_cli(capsys, "merge", path)
+    assert code == 2 and f"{count - 1:,} of {count:,} shards are missing" in err, err[:300]
+    assert f"1/{count}, 3/{count}, 4/{count}" in err and len(err) < 300
+
+
+def test_a_record_with_more_shards_than_lines_is_refused(capsys, tmp_path):
+    path = _forged(tmp_path / "many.json", "1/100000000", 7, 0, 0)
+    code, _, err = run_cli(capsys, "merge", path)
+    assert code == 2 and "many.json" in err and "100000000" in err, err

@@ -74,6 +74,13 @@ class Shard(NamedTuple):
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
+    def check(self, lines: int) -> None:
+        """Refuse more shards than lines: every shard must score at least one line (and a merge of
+        ``1/100000000`` would otherwise wait for a hundred million empty records)."""
+        if self.count > lines:
+            raise ValueError(f"shard {self}: the input has {lines:,} lines, so it splits into at most {lines:,} "
+                             f"shards, not {self.count:,}; give N <= {lines:,}")
+
     def bounds(self, lines: int) -> Tuple[int, int]:
         """``(start, stop)``: the slice of ``lines`` input lines this shard scores (sizes differ by one at most)."""
         return lines * (self.index - 1) // self.count, lines * self.index // self.count
@@ -102,6 +109,7 @@ def write_shard(shard: Shard, scorer: Any, pairs: Callable[[], Iterator[Pair]], 
     fitted on the whole input (``scorer.idf_table``), never one of the slice.  Returns a line that
     says what was written.
     """
+    shard.check(lines)
     digest, counted = input_digest(pairs())
     if counted != lines:
         raise ValueError(f"the input changed while being read: {counted} pairs, expected {lines}")
@@ -150,6 +158,11 @@ def read_shard(path: str) -> Dict[str, Any]:
         columns = {key: record[key] for key in COLUMNS}
     except KeyError as exc:
         raise ValueError(f"shard file {path!r} has no {exc.args[0]!r} field") from None
+    if isinstance(lines, int) and lines >= 1:
+        try:
+            shard.check(lines)
+        except ValueError as exc:
+            raise ValueError(f"shard file {path!r}: {exc}") from None
     if not isinstance(lines, int) or lines < 1 or (start, stop) != shard.bounds(lines):
         raise ValueError(f"shard file {path!r}: shard {shard} of {lines!r} lines must cover lines "
                          f"{shard.bounds(lines) if isinstance(lines, int) and lines > 0 else '?'}, the record says {(start, stop)}")
@@ -212,9 +225,12 @@ def merge_shards(paths: Sequence[str]) -> Merged:
         if seen is not record:
             raise ValueError(f"shard {record['shard']} is given twice: {seen['path']!r} and {record['path']!r}")
     count = first["shard"].count
-    missing = [f"{k}/{count}" for k in range(1, count + 1) if k not in by_index]
-    if missing:
-        raise ValueError(f"missing shard(s) {', '.join(missing)}: a merge needs all {count}")
+    if len(by_index) < count:
+        # Counted, and only the first few named: N may be in the millions.
+        first_missing = list(islice((k for k in range(1, count + 1) if k not in by_index), 5))
+        more = ", ..." if count - len(by_index) > len(first_missing) else ""
+        raise ValueError(f"{count - len(by_index):,} of {count:,} shards are missing "
+                         f"({', '.join(f'{k}/{count}' for k in first_missing)}{more}): a merge needs all {count:,}")
     columns = {"precision": array("d"), "recall": array("d"), "f1": array("d"), "best_reference": array("l")}
     for k in range(1, count + 1):
         for key, values in by_index[k]["columns"].items():
