@@ -376,14 +376,17 @@ def test_endless_line_is_refused_with_file_and_line(tmp_path, capsys, files):
                                       r"of 401 digits"),
     (b'{"get": "\xff"}', r"idf file '.*idf.json' is not UTF-8 text"),
     (b'{"get": 1' + b"0" * 5000 + b'}', r"idf file '.*idf.json' is not valid JSON"),
-], ids=["400-digit", "not-utf8", "5000-digit"])
+    # Issue 22 item 13: a RecursionError traceback; item 20: a bool taken as the weight 1.0.
+    (b"[" * 100_000 + b"]" * 100_000, r"idf file '.*idf.json' is not valid JSON: nested too deeply"),
+    (b'{"get": true}', r"idf file '.*idf.json': idf\['get'\] must be a number, got True"),
+], ids=["400-digit", "not-utf8", "5000-digit", "deep", "bool"])
 def test_hostile_idf_files_name_the_file(files, tmp_path, capsys, content, message):
     """Issue 12, items 13 and 17: OverflowError / UnicodeDecodeError without the file name."""
     cands, refs1, _ = files
     path = tmp_path / "idf.json"
     path.write_bytes(content)
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--weights", "idf", "--idf-file", str(path))
-    assert code == 2
+    assert code == 2 and len(err.strip().splitlines()) == 1
     assert re.search(message, err), err
 
 

@@ -234,7 +234,7 @@ def test_more_shards_than_lines_is_refused(capsys, inputs, spec):
 def _forged(path: Path, shard: str, lines: int, start: int, stop: int) -> str:
     n = stop - start
     record = {"format": "wrdscore-shard/1", "shard": shard, "lines": lines, "start": start, "stop": stop,
-              "inputs": "sha256:0", "precision": [0.5] * n, "recall": [0.5] * n, "f1": [0.5] * n,
+              "references": 1, "inputs": "sha256:0", "precision": [0.5] * n, "recall": [0.5] * n, "f1": [0.5] * n,
               "best_reference": [0] * n, "signature": "wrdscore:v0|variant:wrd"}
     path.write_text(json.dumps(record))
     return str(path)
@@ -253,3 +253,14 @@ def test_a_record_with_more_shards_than_lines_is_refused(capsys, tmp_path):
     path = _forged(tmp_path / "many.json", "1/100000000", 7, 0, 0)
     code, _, err = run_cli(capsys, "merge", path)
     assert code == 2 and "many.json" in err and "100000000" in err, err
+
+
+def test_a_best_reference_out_of_range_is_refused(capsys, tmp_path, inputs):
+    """Issue 22 item 20: `best_reference: [99]` of a pair with two references was accepted."""
+    paths = _shards(capsys, tmp_path, inputs, 2)
+    record = json.loads(paths[1].read_text())
+    assert record["references"] == 2
+    record["best_reference"][0] = 99
+    paths[1].write_text(json.dumps(record))
+    code, _, err = run_cli(capsys, "merge", *paths)
+    assert code == 2 and "best_reference holds 99" in err and "2 references" in err, err

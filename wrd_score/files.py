@@ -40,6 +40,7 @@ __all__ = [
     "check_output",
     "output_kind",
     "read_idf_file",
+    "read_json",
     "write_json",
 ]
 
@@ -532,18 +533,36 @@ def write_json(out: IO[str], columns: Mapping[str, array], means: Mapping[str, f
     out.write(f'"signature": {json.dumps(signature)}}}\n')
 
 
+def read_json(path: str, what: str) -> Any:
+    """The one reader of JSON files (IDF tables, baselines, shard records): data only, and every way a
+    file can fail to parse is a ``ValueError`` naming ``what`` file ``path``, never a traceback.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "deep.json")
+    ...     _ = open(p, "w").write("[" * 100_000)
+    ...     read_json(p, "idf")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: idf file '...deep.json' is not valid JSON: nested too deeply for the parser
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{what} file {path!r} is not UTF-8 text (byte {exc.start})") from None
+    except RecursionError:  # [[[[... deeper than the parser's stack
+        raise ValueError(f"{what} file {path!r} is not valid JSON: nested too deeply for the parser") from None
+    except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
+        raise ValueError(f"{what} file {path!r} is not valid JSON: {exc}") from None
+
+
 def read_idf_file(path: str) -> Dict[str, float]:
     """A ``{token: weight}`` table from JSON (an object) or TSV (``token<TAB>weight`` lines)."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"idf file {path!r} does not exist or is not a file")
     if path.endswith(".json"):
-        try:
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"idf file {path!r} is not UTF-8 text (byte {exc.start})") from None
-        except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
-            raise ValueError(f"idf file {path!r} is not valid JSON: {exc}") from None
+        data = read_json(path, "idf")
         if not isinstance(data, dict):
             raise ValueError(f"idf file {path!r} must hold a JSON object of token -> weight")
         return data

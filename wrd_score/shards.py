@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import math
 import os
 import sys
@@ -30,7 +29,7 @@ from array import array
 from itertools import islice
 from typing import IO, Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
-from .files import Pair, atomic_write, write_json
+from .files import Pair, atomic_write, read_json, write_json
 from .signature import Signature
 from .stream import iter_scores
 
@@ -115,12 +114,19 @@ def write_shard(shard: Shard, scorer: Any, pairs: Callable[[], Iterator[Pair]], 
         raise ValueError(f"the input changed while being read: {counted} pairs, expected {lines}")
     start, stop = shard.bounds(lines)
     columns = {"precision": array("d"), "recall": array("d"), "f1": array("d"), "best_reference": array("l")}
-    for scores in iter_scores(scorer, islice(pairs(), start, stop), chunk_size=chunk_size, idf=idf):
+    most = [1]  # the most references of a candidate in the slice: the bound merge checks best_reference by
+
+    def counted(slice_: Iterable[Pair]) -> Iterator[Pair]:
+        for pair in slice_:
+            most[0] = max(most[0], len(pair[1]))
+            yield pair
+
+    for scores in iter_scores(scorer, counted(islice(pairs(), start, stop)), chunk_size=chunk_size, idf=idf):
         for column, value in zip(columns.values(), scores):
             column.append(value)
     signature = str(scorer.signature(idf))
     header = {"format": SHARD_FORMAT, "shard": str(shard), "lines": lines, "start": start, "stop": stop,
-              "inputs": digest}
+              "references": most[0], "inputs": digest}
     with contextlib.ExitStack() as stack:
         out: IO[str] = stack.enter_context(atomic_write(output)) if output else sys.stdout
         write_json(out, columns, {}, signature, header=header)
@@ -142,18 +148,15 @@ def read_shard(path: str) -> Dict[str, Any]:
         raise ValueError(f"shard file {path!r} is {size / 2**20:,.0f} MiB; the limit is {MAX_SHARD_BYTES / 2**20:,.0f} "
                          "MiB: split the input into more shards")
     try:
-        with open(path, encoding="utf-8") as handle:
-            record = json.load(handle)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"shard file {path!r} is not a shard record (not JSON: {exc})") from None
-    except RecursionError:
-        raise ValueError(f"shard file {path!r} is not a shard record (JSON nested too deeply)") from None
+        record = read_json(path, "shard")
+    except ValueError as exc:
+        raise ValueError(f"{exc}: it is not a shard record") from None
     if not isinstance(record, dict) or record.get("format") != SHARD_FORMAT:
         raise ValueError(f"shard file {path!r} is not a shard record (format {SHARD_FORMAT!r}); write one with "
                          "`wrdscore score --shard K/N -o FILE`")
     try:
         shard = Shard.parse(record["shard"])
-        lines, start, stop = (record[key] for key in ("lines", "start", "stop"))
+        lines, start, stop, references = (record[key] for key in ("lines", "start", "stop", "references"))
         signature, inputs = record["signature"], record["inputs"]
         columns = {key: record[key] for key in COLUMNS}
     except KeyError as exc:
@@ -168,6 +171,8 @@ def read_shard(path: str) -> Dict[str, Any]:
                          f"{shard.bounds(lines) if isinstance(lines, int) and lines > 0 else '?'}, the record says {(start, stop)}")
     if not isinstance(signature, str) or not isinstance(inputs, str):
         raise ValueError(f"shard file {path!r}: signature and inputs must be strings")
+    if type(references) is not int or references < 1:
+        raise ValueError(f"shard file {path!r}: references must be a positive integer, got {references!r}")
     # Scores are finite, at most 1, and at least 0 with clipped cosines, -1 without, unbounded below
     # when rescaled (a slack of 1e-9 covers float sums of masses).
     try:
@@ -181,11 +186,12 @@ def read_shard(path: str) -> Dict[str, Any]:
         if not isinstance(values, list) or len(values) != stop - start or not all(
                 type(v) is kind for v in values):
             raise ValueError(f"shard file {path!r}: {key} must be a list of {stop - start} {kind.__name__}s")
-        bad = next((v for v in values if v < 0), None) if kind is int else next(
+        bad = next((v for v in values if not 0 <= v < references), None) if kind is int else next(
             (v for v in values if not (math.isfinite(v) and low <= v <= high)), None)
         if bad is not None:
-            raise ValueError(f"shard file {path!r}: {key} holds {bad!r}, which no run writes "
-                             f"({'an index >= 0' if kind is int else 'a finite score within the range'})")
+            raise ValueError(f"shard file {path!r}: {key} holds {bad!r}, which no run writes ("
+                             + (f"an index of one of at most {references} references" if kind is int
+                                else "a finite score within the range") + ")")
     return {"path": path, "shard": shard, "lines": lines, "signature": signature, "inputs": inputs,
             "columns": columns}
 

@@ -83,6 +83,8 @@ def user_idf(mapping: Mapping[str, float]) -> IDFTable:
     for token, value in mapping.items():
         if not isinstance(token, str):
             raise TypeError(f"idf keys must be strings, got {type(token).__name__}")
+        if isinstance(value, bool):  # JSON true is no weight, though float(True) is 1.0
+            raise TypeError(f"idf[{token!r}] must be a number, got {value!r}")
         try:
             value = float(value)
         except (TypeError, ValueError):
