@@ -595,3 +595,19 @@ def test_show_writes_a_readable_png(tmp_path, capsys):
     assert image.shape[0] > 200 and image.shape[1] > 400
     code, _, err = run_cli(capsys, "show", "-c", "a", "-r", "b", "-o", str(out), "--dpi", "5")
     assert code == 2 and "--dpi" in err
+
+
+@pytest.mark.parametrize("ending, line", [(b"\r", 1), (b"\r\n\r", 2)], ids=["old-mac", "mixed"])
+def test_old_mac_line_ends_are_refused_not_read_as_one_example(tmp_path, capsys, ending, line):
+    """Issue 22 item 8: `\\r`-only line ends made a file one example. Lines end with \\n (or \\r\\n), as in
+    sacreBLEU (newline="\\n") and `wc -l`; a carriage return inside a line is refused, naming file and line."""
+    cands, refs = tmp_path / "c.txt", tmp_path / "r.txt"
+    cands.write_bytes(ending.join([b"getCount", b"size", b"run"]) + b"\n")
+    refs.write_bytes(ending.join([b"get_count", b"length", b"execute"]) + b"\n")
+    code, out, err = run_cli(capsys, "score", "-c", str(cands), "-r", str(refs))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert f"{str(cands)!r}, line {line}" in err and "carriage return" in err
+    # Windows line ends stay fine.
+    cands.write_bytes(b"getCount\r\nsize\r\n")
+    refs.write_bytes(b"get_count\r\nlength\r\n")
+    assert list(iter_lines(str(cands))) == ["getCount", "size"]

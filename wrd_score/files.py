@@ -93,9 +93,11 @@ def _open_binary(path: str, name: str) -> IO[bytes]:
 def iter_lines(path: str, name: str = "input") -> Iterator[str]:
     """The lines of a UTF-8 (optionally ``.gz``) file, without their line endings.
 
-    Lines are split on ``\\n`` only (a stray ``\\r`` inside a line stays part of it, so line
-    numbers agree with ``wc -l``); a trailing ``\\r`` (Windows endings) and a leading byte-order
-    mark are dropped.  Empty lines are kept: an empty candidate is a valid input.
+    Lines are split on ``\\n`` only, as sacreBLEU reads them (``newline="\\n"``) and ``wc -l`` counts
+    them; a trailing ``\\r`` (Windows endings) and a leading byte-order mark are dropped.  A carriage
+    return anywhere else is refused with the file and line: a file with old-Mac (``\\r``-only) line
+    ends would otherwise be read as one long example.  Empty lines are kept: an empty candidate is a
+    valid input.
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as d:
@@ -117,6 +119,10 @@ def iter_lines(path: str, name: str = "input") -> Iterator[str]:
                     raw = raw[:-1]
                 if raw.endswith(b"\r"):
                     raw = raw[:-1]
+                if b"\r" in raw:
+                    raise ValueError(f"{name} file {_shown(path)}, line {number}: a carriage return (\\r) inside "
+                                     "the line; lines end with \\n or \\r\\n (old Mac \\r-only line ends? "
+                                     "convert them: tr '\\r' '\\n')")
                 try:
                     yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
                 except UnicodeDecodeError as exc:
