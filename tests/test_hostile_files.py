@@ -139,11 +139,14 @@ def test_huge_and_tiny_norms_stay_finite(tmp_path):
         _assert_finite(_score(path, weights=weights))
 
 
-def test_duplicate_and_odd_words(tmp_path):
-    words = ["get", "get", "", " ", "\x00", "😀", "count"]
+def test_odd_words_load_and_duplicates_are_refused(tmp_path):
+    words = ["get", "", " ", "a\x00b", "😀", "count"]  # numpy drops a trailing NUL: "\x00" would be ""
     path = tmp_path / "odd.npz"
     np.savez(path, words=np.array(words), vectors=_vectors(len(words)))
     _assert_finite(_score(path))
+    np.savez(path, words=np.array(["get"] + words), vectors=_vectors(len(words) + 1))
+    with pytest.raises(ValueError, match=r"odd\.npz.*'get' appears twice"):
+        _score(path)
 
 
 # ------------------------------------------------------------------- broken text / binary files
@@ -815,3 +818,57 @@ def test_validate_output_dir_keeps_a_fifo_and_refuses_a_non_folder(tmp_path, cap
     assert cli.main([*argv, "--output-dir", str(table)]) == 2
     err = capsys.readouterr().err
     assert "j.tsv" in err and "not a folder" in err and len(err.strip().splitlines()) == 1, err
+
+
+# ------------------------------------------------------------------ issue 22 items 5 and 16: files that load wrong
+def _w2v_binary(path: Path, words, vectors, rows=None) -> Path:
+    """A word2vec binary file as the C tool writes it: header, then `word ` + float32 bytes + newline per row."""
+    body = b"".join(w.encode() + b" " + np.asarray(v, dtype="<f4").tobytes() + b"\n" for w, v in zip(words, vectors))
+    path.write_bytes(f"{len(words) if rows is None else rows} {vectors.shape[1]}\n".encode() + body)
+    return path
+
+
+def test_word2vec_text_renamed_bin_is_refused(tmp_path):
+    """Issue 22 item 5: `cp vecs.txt vecs.bin` loaded garbage words with values up to 7.4e31."""
+    text = _write_text(tmp_path / "vecs.txt", _w2v_lines())
+    renamed = tmp_path / "vecs.bin"
+    shutil.copy(text, renamed)
+    with pytest.raises(ValueError, match=r"vecs\.bin.*(text|header)") as info:
+        StaticEmbedding.load(str(renamed))
+    assert "\n" not in str(info.value)
+    # The real binary of the same vectors loads, and equals the text file.
+    real = _w2v_binary(tmp_path / "real.bin", WORDS, _vectors().astype(np.float32))
+    assert StaticEmbedding.load(str(real)).words == StaticEmbedding.load(str(text)).words
+
+
+@pytest.mark.parametrize("case", ["text-duplicate", "text-header-below-rows", "binary-duplicate",
+                                  "binary-header-below-rows"])
+def test_word2vec_duplicates_and_short_headers_are_refused(tmp_path, case):
+    """Issue 22 item 16: a duplicated word or a header count below the real rows loaded (rows dropped)."""
+    words = WORDS[:-1] + (["get"] if "duplicate" in case else [WORDS[-1]])
+    rows = len(words) - 2 if "below" in case else None
+    if case.startswith("text"):
+        lines = _w2v_lines(words)
+        if rows is not None:
+            lines[0] = f"{rows} 4"
+        path = _write_text(tmp_path / "v.txt", lines)
+    else:
+        path = _w2v_binary(tmp_path / "v.bin", words, _vectors().astype(np.float32), rows=rows)
+    message = "'get'.*twice|twice.*'get'" if "duplicate" in case else "header"
+    with pytest.raises(ValueError, match=message) as info:
+        StaticEmbedding.load(str(path))
+    assert "v." in str(info.value)
+
+
+@pytest.mark.parametrize("words, message", [
+    (np.array([["get", "count"], ["size", "set"]]), "1-D"),
+    (np.arange(5), "strings"),
+    (np.array(["get", "count", "get", "set", "value"]), "twice"),
+], ids=["2-D", "integer", "duplicate"])
+def test_npz_words_must_be_distinct_strings(tmp_path, words, message):
+    """Issue 22 item 16: 2-D or integer `words` loaded (every token out of vocabulary)."""
+    path = tmp_path / "w.npz"
+    np.savez(path, words=words, vectors=_vectors(len(words)))
+    with pytest.raises(ValueError, match=message) as info:
+        StaticEmbedding.load(str(path))
+    assert "w.npz" in str(info.value)

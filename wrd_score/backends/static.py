@@ -154,6 +154,7 @@ class StaticEmbedding:
             raise ValueError(
                 f"embedding has {len(words)} words but {vectors.shape[0]} vectors; the file is truncated or corrupt"
             )
+        _check_distinct_words(words, name)
         bad = ~np.isfinite(vectors).all(axis=1)
         if bad.any():
             first = [words[i] for i in np.flatnonzero(bad)[:5]]
@@ -173,10 +174,8 @@ class StaticEmbedding:
                 raise ValueError(f"n-gram lengths must satisfy 1 <= min_n <= max_n <= {MAX_NGRAM_N}, got {min_n}, {max_n}")
         self.tokenizer_json = tokenizer_json
         self._pieces = _piece_tokenizer(tokenizer_json, name) if tokenizer_json is not None else None
-        self.words: List[str] = [str(w) for w in words]
-        self.index: Dict[str, int] = {}
-        for i, word in enumerate(self.words):
-            self.index.setdefault(word, i)  # first occurrence wins, as in word2vec text files
+        self.words: List[str] = list(words)
+        self.index: Dict[str, int] = {word: i for i, word in enumerate(self.words)}
         self.vectors = vectors
         self.ngram_vectors = ngram_vectors
         self.min_n, self.max_n = int(min_n), int(max_n)
@@ -334,14 +333,21 @@ class StaticEmbedding:
                 missing = {"words", "vectors"} - set(data.files)
                 if missing:
                     raise ValueError(f"{path!r} is not a WRDScore embedding: missing arrays {sorted(missing)}")
-                words = data["words"].tolist()
+                words = data["words"]
+                if words.ndim != 1 or words.dtype.kind != "U":
+                    raise _Refused(f"embedding file {path!r}: 'words' must be a 1-D array of strings, got shape "
+                                   f"{words.shape} of {words.dtype}")
+                words = words.tolist()
                 vectors = data["vectors"]
                 meta = json.loads(str(data["meta"])) if "meta" in data.files else {}
                 ngrams = data["ngram_vectors"] if "ngram_vectors" in data.files else None
                 min_n, max_n = (data["ngram_range"].tolist() if "ngram_range" in data.files else (0, 0))
                 tokenizer_json = str(data["tokenizer"]) if "tokenizer" in data.files else None
+        except _Refused:
+            raise
         except Exception as exc:  # numpy's own message (e.g. "contains pickled data") omits the path
             raise ValueError(f"could not read embedding file {path!r} as npz: {type(exc).__name__}: {exc}") from exc
+        _check_distinct_words(words, path)  # here, to name the file rather than its meta name
         return cls(words, vectors, ngram_vectors=ngrams, min_n=min_n, max_n=max_n, tokenizer_json=tokenizer_json,
                    name=meta.get("name", name), checksum=file_sha256(path), meta=meta)
 
@@ -381,6 +387,8 @@ class StaticEmbedding:
 
                 if format in ("word2vec", "word2vec-binary"):
                     _check_word2vec_header(path, binary=(format == "word2vec-binary"))
+                if format == "word2vec-binary":
+                    _check_binary_rows(path)
                 if format in ("word2vec", "glove"):
                     _check_text_rows(path, header=(format == "word2vec"))
                 kv = KeyedVectors.load_word2vec_format(
@@ -481,19 +489,96 @@ def _check_text_rows(path: str, header: bool) -> None:
     gensim parses a short row by numpy broadcasting (``count 0.4`` becomes ``[0.4, 0.4, 0.4]``),
     so a truncated file would load, score and convert silently wrong.
     """
-    dim = None
+    dim = rows = None
+    seen: Dict[bytes, int] = {}
+    line_no = 0
     with open_input(path) as handle:
         for line_no, line in enumerate(handle, start=1):
             if header and line_no == 1:
-                dim = int(line.split()[1])
+                rows, dim = (int(part) for part in line.split()[:2])
                 continue
             # gensim's own split (rstrip, then single spaces), so the count is what it would parse.
-            fields = len(line.rstrip().split(b" ")) - 1
+            parts = line.rstrip().split(b" ")
+            fields = len(parts) - 1
             if dim is None:
                 dim = fields
             if fields != dim:
                 raise _Refused(f"embedding file {path!r} line {line_no}: expected a word and {dim} values, "
                               f"found {fields} values (truncated or corrupt file)")
+            first = seen.setdefault(parts[0], line_no)
+            if first != line_no:  # gensim keeps one of them and drops a row, with only a log line
+                raise _Refused(f"embedding file {path!r}: the word {parts[0].decode('utf-8', 'replace')!r} appears "
+                               f"twice (lines {first} and {line_no}); each word needs exactly one vector")
+    if rows is not None and line_no - 1 != rows:
+        # gensim reads only the rows the header promises: the rest would be dropped without a word.
+        raise _Refused(f"embedding file {path!r}: its header promises {rows} rows but the file has {line_no - 1} "
+                       "(a wrong header count)")
+
+
+#: Bytes of the printable form of numbers: a "binary" vector made only of these is a text file's.
+_TEXT_NUMBER_BYTES = frozenset(b"0123456789.-+eE \t")
+#: Longest word in a word2vec binary file (gensim reads a word up to the next space).
+MAX_WORD_BYTES = 100_000
+
+
+def _check_binary_rows(path: str) -> None:
+    """Walk a word2vec binary file as gensim reads it (``word `` then ``4 * dim`` bytes, rows optionally
+    ending in a newline) and refuse what gensim would load wrong: a text file read as binary (garbage
+    words, values up to 1e31), a duplicated word (a row silently dropped), bytes past the rows the
+    header promises (rows silently dropped)."""
+    with open_input(path) as handle:
+        rows, dim = (int(part) for part in handle.readline(256).split()[:2])
+        width = 4 * dim
+        buffer, pos, row = bytearray(), 0, 0
+        seen: Dict[bytes, int] = {}
+
+        def more() -> bool:
+            block = handle.read(1 << 20)
+            buffer.extend(block)
+            return bool(block)
+
+        for row in range(1, rows + 1):
+            if pos > 1 << 20:  # drop what has been read
+                del buffer[:pos]
+                pos = 0
+            space = buffer.find(b" ", pos)
+            while space < 0:
+                if len(buffer) - pos > MAX_WORD_BYTES or not more():
+                    raise _Refused(f"embedding file {path!r}: row {row} of the {rows} its header promises has no "
+                                   f"word ending in a space within {MAX_WORD_BYTES:,} bytes (truncated or corrupt)")
+                space = buffer.find(b" ", pos)
+            word = bytes(buffer[pos:space]).lstrip(b"\n")
+            pos = space + 1
+            while len(buffer) - pos < width:
+                if not more():
+                    raise _Refused(f"embedding file {path!r}: row {row} ends before its {dim} values "
+                                   f"(truncated, or the header promises more rows than it holds)")
+            vector = bytes(buffer[pos:pos + width])
+            pos += width
+            if row == 1 and set(vector) <= _TEXT_NUMBER_BYTES:
+                raise _Refused(f"embedding file {path!r} is a word2vec text file, not binary (its values are "
+                               "written as digits); name it .txt or .vec, or pass embedding_format='word2vec'")
+            first = seen.setdefault(word, row)
+            if first != row:
+                raise _Refused(f"embedding file {path!r}: the word {word.decode('utf-8', 'replace')!r} appears "
+                               f"twice (rows {first} and {row}); each word needs exactly one vector")
+        rest = bytes(buffer[pos:]) + handle.read(4096)
+        if rest.strip(b"\n"):
+            raise _Refused(f"embedding file {path!r} holds more bytes than the {rows} rows of {dim} values its "
+                           "header promises (a header count below the real rows, or a text file read as binary)")
+
+
+def _check_distinct_words(words: Sequence[str], name: str) -> None:
+    """Every word a string, each once: a lookup must not silently pick one of two vectors (or never match)."""
+    seen: Dict[str, int] = {}
+    for i, word in enumerate(words):
+        if not isinstance(word, str):
+            raise ValueError(f"embedding {name!r}: words must be strings, word {i} is {word!r} "
+                             f"({type(word).__name__})")
+        first = seen.setdefault(word, i)
+        if first != i:
+            raise ValueError(f"embedding {name!r}: the word {word!r} appears twice (rows {first} and {i}); "
+                             "each word needs exactly one vector")
 
 
 def _check_npz_sizes(path: str) -> None:
