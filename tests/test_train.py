@@ -232,3 +232,28 @@ def test_float16_overflow_is_refused_not_stored_as_inf(tmp_path):
         train(corpus, None, method="svd", min_count=1, dim=2)
     emb = train(corpus, None, method="svd", min_count=1, dim=2, dtype="float32")
     assert np.isfinite(emb.vectors).all() and np.abs(emb.vectors).max() > 65504
+
+
+def test_convert_refuses_vectors_that_underflow_in_float16(tmp_path, capsys):
+    """Issue 22 item 7: vectors scaled by 1e-6 lost their directions in float16 (F1 0.9479 -> 0.7225)."""
+    from wrd_score.cli import main
+
+    rng = np.random.default_rng(0)
+    words = ["get", "count", "size", "length", "value"]
+    vectors = rng.normal(size=(len(words), 50))
+    tiny = tmp_path / "tiny.txt"
+    tiny.write_text(f"{len(words)} 50\n" + "".join(
+        w + " " + " ".join(repr(float(x)) for x in row * 1e-6) + "\n" for w, row in zip(words, vectors)))
+    code = main(["convert", str(tiny), str(tmp_path / "tiny.npz")])
+    err = capsys.readouterr().err
+    assert code == 2 and "tiny.txt" in err and "smallest norm" in err and "--dtype float32" in err, err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "tiny.npz").exists()
+    # float32 keeps them: the stored directions are those of the file.
+    out = convert(tiny, tmp_path / "tiny32.npz", dtype="float32")
+    np.testing.assert_allclose(out.vectors, (vectors * 1e-6).astype(np.float32), rtol=1e-6)
+    # Ordinary magnitudes still convert to float16.
+    normal = tmp_path / "normal.txt"
+    normal.write_text(f"{len(words)} 50\n" + "".join(
+        w + " " + " ".join(repr(float(x)) for x in row) + "\n" for w, row in zip(words, vectors)))
+    convert(normal, tmp_path / "ok.npz")
+    assert StaticEmbedding.load(str(tmp_path / "ok.npz")).vectors.dtype == np.float16

@@ -34,7 +34,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Unio
 
 import numpy as np
 
-from .backends.static import StaticEmbedding, file_sha256
+from .backends.static import StaticEmbedding, check_storable, file_sha256
 from .files import open_input
 from .tokenize import split_identifier
 
@@ -261,8 +261,9 @@ def train(
         "command": command or f"wrd_score.train.train(corpus={docs.paths!r}, method={method!r}, ...)",
         "software": {"gensim": gensim.__version__, "scipy": scipy.__version__, "numpy": np.__version__},
     }
-    if dtype == "float16":
-        _check_float16_range(vectors, ngrams, f"the {method} vectors")
+    # Raw-count SVD vectors scale with corpus frequencies and can exceed float16's 65504.
+    for matrix in (vectors, ngrams):
+        check_storable(matrix, dtype, f"the {method} vectors")
     # Round through the stored dtype so the returned object scores exactly like the saved file.
     embedding = StaticEmbedding(words, vectors.astype(dtype),
                                 ngram_vectors=ngrams.astype(dtype) if ngrams is not None else None,
@@ -367,14 +368,6 @@ def _train_svd(docs: Corpus, dim: int, min_count: int, weighting: str, seed: int
     return vocab, embedding
 
 
-def _check_float16_range(vectors: np.ndarray, ngrams: Optional[np.ndarray], what: str) -> None:
-    # Raw-count SVD vectors scale with corpus frequencies and can exceed float16's 65504.
-    limit = float(np.finfo(np.float16).max)
-    for matrix in (vectors, ngrams):
-        if matrix is not None and matrix.size and float(np.abs(matrix).max()) > limit:
-            raise ValueError(f"{what} exceed the float16 range (max {limit:g}); use dtype='float32'")
-
-
 def convert(source: Union[str, os.PathLike], output: Union[str, os.PathLike], *, format: str = "auto",
             allow_pickle: bool = False, dtype: str = "float16", command: Optional[str] = None) -> StaticEmbedding:
     """Convert any loadable embedding (word2vec/GloVe text, word2vec binary, fastText ``.bin``,
@@ -385,8 +378,8 @@ def convert(source: Union[str, os.PathLike], output: Union[str, os.PathLike], *,
     if dtype not in ("float16", "float32"):
         raise ValueError(f"dtype must be 'float16' or 'float32', got {dtype!r}")
     emb = StaticEmbedding.load(source, format=format, allow_pickle=allow_pickle)
-    if dtype == "float16":
-        _check_float16_range(emb.vectors, emb.ngram_vectors, f"the vectors of {os.fspath(source)!r}")
+    for matrix in (emb.vectors, emb.ngram_vectors):
+        check_storable(matrix, dtype, f"the vectors of {os.fspath(source)!r}")
     meta = dict(emb.meta)
     meta.setdefault("name", os.path.splitext(os.path.basename(output))[0])
     meta["converted_from"] = {"path": os.path.abspath(os.fspath(source)), "sha256": emb.checksum,
