@@ -18,7 +18,8 @@ import numpy as np
 
 from .signature import pinned
 
-__all__ = ["WEIGHTS", "IDF_WEIGHTS", "uses_idf", "document_frequencies", "fit_idf", "IDFTable", "token_masses", "normalise"]
+__all__ = ["WEIGHTS", "IDF_WEIGHTS", "uses_idf", "document_frequencies", "fit_idf", "IDFTable", "token_masses", "normalise",
+           "table_digest"]
 
 WEIGHTS = ("norm", "idf", "norm*idf", "uniform")
 #: The weights that need an IDF table.
