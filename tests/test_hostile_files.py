@@ -709,7 +709,7 @@ def _null_device(tmp_path: Path, name: str = "null") -> Path:
 
     node = tmp_path / name
     try:
-        os.mknod(node, stat_.S_IFCHR | 0o666, os.makedev(*divmod(os.stat("/dev/null").st_rdev, 256)))
+        os.mknod(node, stat_.S_IFCHR | 0o666, os.stat("/dev/null").st_rdev)
     except (PermissionError, OSError):
         # Not root: the real /dev/null, which a non-root process cannot replace (its folder is not writable).
         return Path("/dev/null")
