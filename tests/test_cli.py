@@ -376,14 +376,17 @@ def test_endless_line_is_refused_with_file_and_line(tmp_path, capsys, files):
                                       r"of 401 digits"),
     (b'{"get": "\xff"}', r"idf file '.*idf.json' is not UTF-8 text"),
     (b'{"get": 1' + b"0" * 5000 + b'}', r"idf file '.*idf.json' is not valid JSON"),
-], ids=["400-digit", "not-utf8", "5000-digit"])
+    # Issue 22 item 13: a RecursionError traceback; item 20: a bool taken as the weight 1.0.
+    (b"[" * 100_000 + b"]" * 100_000, r"idf file '.*idf.json' is not valid JSON: nested too deeply"),
+    (b'{"get": true}', r"idf file '.*idf.json': idf\['get'\] must be a number, got True"),
+], ids=["400-digit", "not-utf8", "5000-digit", "deep", "bool"])
 def test_hostile_idf_files_name_the_file(files, tmp_path, capsys, content, message):
     """Issue 12, items 13 and 17: OverflowError / UnicodeDecodeError without the file name."""
     cands, refs1, _ = files
     path = tmp_path / "idf.json"
     path.write_bytes(content)
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--weights", "idf", "--idf-file", str(path))
-    assert code == 2
+    assert code == 2 and len(err.strip().splitlines()) == 1
     assert re.search(message, err), err
 
 
@@ -592,3 +595,19 @@ def test_show_writes_a_readable_png(tmp_path, capsys):
     assert image.shape[0] > 200 and image.shape[1] > 400
     code, _, err = run_cli(capsys, "show", "-c", "a", "-r", "b", "-o", str(out), "--dpi", "5")
     assert code == 2 and "--dpi" in err
+
+
+@pytest.mark.parametrize("ending, line", [(b"\r", 1), (b"\r\n\r", 2)], ids=["old-mac", "mixed"])
+def test_old_mac_line_ends_are_refused_not_read_as_one_example(tmp_path, capsys, ending, line):
+    """Issue 22 item 8: `\\r`-only line ends made a file one example. Lines end with \\n (or \\r\\n), as in
+    sacreBLEU (newline="\\n") and `wc -l`; a carriage return inside a line is refused, naming file and line."""
+    cands, refs = tmp_path / "c.txt", tmp_path / "r.txt"
+    cands.write_bytes(ending.join([b"getCount", b"size", b"run"]) + b"\n")
+    refs.write_bytes(ending.join([b"get_count", b"length", b"execute"]) + b"\n")
+    code, out, err = run_cli(capsys, "score", "-c", str(cands), "-r", str(refs))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert f"{str(cands)!r}, line {line}" in err and "carriage return" in err
+    # Windows line ends stay fine.
+    cands.write_bytes(b"getCount\r\nsize\r\n")
+    refs.write_bytes(b"get_count\r\nlength\r\n")
+    assert list(iter_lines(str(cands))) == ["getCount", "size"]

@@ -208,3 +208,14 @@ def test_default_embedding_ships_with_the_package():
     assert os.path.isfile(path) and os.path.getsize(path) <= 30 * 1024 * 1024
     digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
     assert f"sha256:{digest[:12]}" in score(["a"], ["b"])["signature"]
+
+
+def test_signature_pins_the_user_idf_table():
+    """Issue 22 item 1: two user tables give two signatures; the same table (any order, int or float) one."""
+    from wrd_score.signature import Signature
+
+    a = score(["get count"], ["get size"], weights="idf", idf={"get": 1.0, "count": 3.0, "size": 2.0})
+    b = score(["get count"], ["get size"], weights="idf", idf={"get": 3.0, "count": 1.0, "size": 2.0})
+    same = score(["get count"], ["get size"], weights="idf", idf={"size": 2, "count": 3, "get": 1})
+    assert a["signature"] != b["signature"] and a["signature"] == same["signature"]
+    assert Signature.parse(a["signature"])["idf"].startswith("user@sha256:")

@@ -139,11 +139,14 @@ def test_huge_and_tiny_norms_stay_finite(tmp_path):
         _assert_finite(_score(path, weights=weights))
 
 
-def test_duplicate_and_odd_words(tmp_path):
-    words = ["get", "get", "", " ", "\x00", "😀", "count"]
+def test_odd_words_load_and_duplicates_are_refused(tmp_path):
+    words = ["get", "", " ", "a\x00b", "😀", "count"]  # numpy drops a trailing NUL: "\x00" would be ""
     path = tmp_path / "odd.npz"
     np.savez(path, words=np.array(words), vectors=_vectors(len(words)))
     _assert_finite(_score(path))
+    np.savez(path, words=np.array(["get"] + words), vectors=_vectors(len(words) + 1))
+    with pytest.raises(ValueError, match=r"odd\.npz.*'get' appears twice"):
+        _score(path)
 
 
 # ------------------------------------------------------------------- broken text / binary files
@@ -663,3 +666,209 @@ def test_ordinary_names_keep_their_signature(tmp_path):
     path = tmp_path / "my_vectors-v2.npz"
     np.savez(path, words=np.array(WORDS), vectors=_vectors())
     assert "emb:my_vectors-v2@sha256:" in WRDScorer(embedding=str(path)).signature()
+
+
+# ------------------------------------------------------------------ output targets that are not regular files
+class _Drain:
+    """Reads a FIFO in a thread, as a consumer (`cat fifo`) would, so a writer's open() does not block."""
+
+    def __init__(self, path: Path) -> None:
+        import threading
+
+        self.path, self.data, self.stop = path, bytearray(), threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import select
+        import time
+
+        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            while not self.stop.is_set():
+                ready, _, _ = select.select([fd], [], [], 0.05)
+                chunk = os.read(fd, 1 << 16) if ready else b""
+                self.data += chunk
+                if not chunk:
+                    time.sleep(0.02)  # no writer yet, or the writer is done: poll until stopped
+        finally:
+            os.close(fd)
+
+    def finish(self) -> bytes:
+        import time
+
+        time.sleep(0.2)
+        self.stop.set()
+        self.thread.join(5)
+        return bytes(self.data)
+
+
+def _null_device(tmp_path: Path, name: str = "null") -> Path:
+    """A character device like /dev/null, made in tmp (as root) so that no test can ever replace the real one."""
+    import stat as stat_
+
+    node = tmp_path / name
+    try:
+        os.mknod(node, stat_.S_IFCHR | 0o666, os.stat("/dev/null").st_rdev)
+    except (PermissionError, OSError):
+        # Not root: the real /dev/null, which a non-root process cannot replace (its folder is not writable).
+        return Path("/dev/null")
+    return node
+
+
+def _output_commands(tmp_path: Path):
+    """(name, argv with OUT for the output path) of every command that writes a file."""
+    cand, ref = tmp_path / "c.txt", tmp_path / "r.txt"
+    cand.write_text("getCount\nsize\n")
+    ref.write_text("get_count\nlength\n")
+    shard = tmp_path / "shard.json"
+    from wrd_score import cli
+
+    assert cli.main(["score", "-c", str(cand), "-r", str(ref), "--shard", "1/1", "-o", str(shard), "-q"]) == 0
+    vectors = _write_text(tmp_path / "vecs.txt", _w2v_lines())
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("get count size\nset value count\nget value size\n" * 5)
+    return {
+        "score": ["score", "-c", "getCount", "-r", "get_count", "-o", "OUT"],
+        "score --shard": ["score", "-c", str(cand), "-r", str(ref), "--shard", "1/1", "-q", "-o", "OUT"],
+        "merge": ["merge", str(shard), "-o", "OUT"],
+        "show": ["show", "-c", "getCount", "-r", "get_count", "-o", "OUT"],
+        "convert": ["convert", str(vectors), "OUT"],
+        "train": ["train", str(corpus), "--method", "svd", "--min-count", "1", "--dim", "2", "--no-progress", "-o", "OUT"],
+    }
+
+
+@pytest.mark.parametrize("target", ["fifo", "device", "link to fifo", "link to device"])
+@pytest.mark.parametrize("command", ["score", "score --shard", "merge", "show", "convert", "train"])
+def test_output_onto_a_fifo_or_device_writes_into_it_and_keeps_it(tmp_path, capsys, command, target):
+    """`-o` onto a FIFO or a character device (or a symlink to one) writes into it; it is never replaced by a file."""
+    import stat as stat_
+
+    from wrd_score import cli
+
+    argv = _output_commands(tmp_path)[command]
+    # train and convert want a .npz name
+    node = tmp_path / "fifo.npz" if "fifo" in target else _null_device(tmp_path, "null.npz")
+    if node == Path("/dev/null") and command in ("train", "convert") and not target.startswith("link"):
+        pytest.skip("not root: no private device node with a .npz name")
+    if "fifo" in target:
+        os.mkfifo(node)
+    out = node
+    if target.startswith("link"):
+        out = tmp_path / "out.npz"
+        out.symlink_to(node)
+    drain = _Drain(node) if "fifo" in target else None
+    try:
+        code = cli.main([str(out) if a == "OUT" else a for a in argv])
+    finally:
+        data = drain.finish() if drain else b""
+    err = capsys.readouterr().err
+    assert code == 0, err
+    kind = stat_.S_ISFIFO if "fifo" in target else stat_.S_ISCHR
+    assert kind(os.stat(node).st_mode), f"{command} replaced the {target} with a regular file"
+    assert stat_.S_ISCHR(os.stat("/dev/null").st_mode)
+    if target.startswith("link"):
+        assert out.is_symlink()
+    if drain:
+        assert data, f"{command} wrote nothing into the FIFO"
+        if command in ("convert", "train"):
+            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+                assert npz["vectors"].ndim == 2
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+
+
+@pytest.mark.parametrize("kind", ["socket", "folder"])
+def test_output_onto_a_socket_or_folder_is_refused_by_name(tmp_path, capsys, kind):
+    import socket
+
+    from wrd_score import cli
+
+    target = tmp_path / "target"
+    if kind == "socket":
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(target))
+    else:
+        target.mkdir()
+    try:
+        code = cli.main(["score", "-c", "getCount", "-r", "get_count", "-o", str(target)])
+    finally:
+        if kind == "socket":
+            sock.close()
+    err = capsys.readouterr().err
+    assert code == 2 and "target" in err and len(err.strip().splitlines()) == 1, err
+    assert target.is_dir() if kind == "folder" else target.is_socket()
+
+
+def test_validate_output_dir_keeps_a_fifo_and_refuses_a_non_folder(tmp_path, capsys):
+    import stat as stat_
+
+    from wrd_score import cli
+
+    table = tmp_path / "j.tsv"
+    table.write_text("prediction\treference\thuman\ngetCount\tget_count\t1\nsize\tlength\t0.5\nrun\tstop\t0\n")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    node = _null_device(tmp_path)
+    (folder / "j.scatter.png").symlink_to(node)
+    (folder / "j.scores.csv").symlink_to(node)
+    argv = ["validate", str(table), "-m", "wrdscore", "--bootstrap", "10", "--quiet"]
+    assert cli.main([*argv, "--output-dir", str(folder)]) == 0, capsys.readouterr().err
+    assert stat_.S_ISCHR(os.stat(node).st_mode) and (folder / "j.scatter.png").is_symlink()
+    capsys.readouterr()
+    assert cli.main([*argv, "--output-dir", str(table)]) == 2
+    err = capsys.readouterr().err
+    assert "j.tsv" in err and "not a folder" in err and len(err.strip().splitlines()) == 1, err
+
+
+# ------------------------------------------------------------------ issue 22 items 5 and 16: files that load wrong
+def _w2v_binary(path: Path, words, vectors, rows=None) -> Path:
+    """A word2vec binary file as the C tool writes it: header, then `word ` + float32 bytes + newline per row."""
+    body = b"".join(w.encode() + b" " + np.asarray(v, dtype="<f4").tobytes() + b"\n" for w, v in zip(words, vectors))
+    path.write_bytes(f"{len(words) if rows is None else rows} {vectors.shape[1]}\n".encode() + body)
+    return path
+
+
+def test_word2vec_text_renamed_bin_is_refused(tmp_path):
+    """Issue 22 item 5: `cp vecs.txt vecs.bin` loaded garbage words with values up to 7.4e31."""
+    text = _write_text(tmp_path / "vecs.txt", _w2v_lines())
+    renamed = tmp_path / "vecs.bin"
+    shutil.copy(text, renamed)
+    with pytest.raises(ValueError, match=r"vecs\.bin.*(text|header)") as info:
+        StaticEmbedding.load(str(renamed))
+    assert "\n" not in str(info.value)
+    # The real binary of the same vectors loads, and equals the text file.
+    real = _w2v_binary(tmp_path / "real.bin", WORDS, _vectors().astype(np.float32))
+    assert StaticEmbedding.load(str(real)).words == StaticEmbedding.load(str(text)).words
+
+
+@pytest.mark.parametrize("case", ["text-duplicate", "text-header-below-rows", "binary-duplicate",
+                                  "binary-header-below-rows"])
+def test_word2vec_duplicates_and_short_headers_are_refused(tmp_path, case):
+    """Issue 22 item 16: a duplicated word or a header count below the real rows loaded (rows dropped)."""
+    words = WORDS[:-1] + (["get"] if "duplicate" in case else [WORDS[-1]])
+    rows = len(words) - 2 if "below" in case else None
+    if case.startswith("text"):
+        lines = _w2v_lines(words)
+        if rows is not None:
+            lines[0] = f"{rows} 4"
+        path = _write_text(tmp_path / "v.txt", lines)
+    else:
+        path = _w2v_binary(tmp_path / "v.bin", words, _vectors().astype(np.float32), rows=rows)
+    message = "'get'.*twice|twice.*'get'" if "duplicate" in case else "header"
+    with pytest.raises(ValueError, match=message) as info:
+        StaticEmbedding.load(str(path))
+    assert "v." in str(info.value)
+
+
+@pytest.mark.parametrize("words, message", [
+    (np.array([["get", "count"], ["size", "set"]]), "1-D"),
+    (np.arange(5), "strings"),
+    (np.array(["get", "count", "get", "set", "value"]), "twice"),
+], ids=["2-D", "integer", "duplicate"])
+def test_npz_words_must_be_distinct_strings(tmp_path, words, message):
+    """Issue 22 item 16: 2-D or integer `words` loaded (every token out of vocabulary)."""
+    path = tmp_path / "w.npz"
+    np.savez(path, words=words, vectors=_vectors(len(words)))
+    with pytest.raises(ValueError, match=message) as info:
+        StaticEmbedding.load(str(path))
+    assert "w.npz" in str(info.value)

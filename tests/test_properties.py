@@ -538,3 +538,138 @@ def test_scores_do_not_depend_on_embedding_scale(scaled_embeddings, scale, weigh
     for key in ("precision", "recall", "f1"):
         assert np.allclose(scaled[key], plain[key], rtol=0, atol=1e-9), (scale, key, scaled[key], plain[key])
     CASES["scaled embeddings"] += len(pairs)
+
+
+# ------------------------------------------------------------- output targets (issue 22, item 2)
+TARGETS = ["new file", "regular file", "symlink to a file", "dangling symlink", "fifo", "symlink to a fifo",
+           "device", "symlink to a device"]
+target_kind = st.sampled_from(TARGETS)  # strategy: what an output path names when a command writes it
+
+
+def _make_target(folder, kind: str):
+    """The output path of ``kind`` in ``folder`` and the node behind it (the thing that must survive)."""
+    import stat as stat_
+
+    path = folder / "out.npz"
+    node = folder / "node"
+    if "fifo" in kind:
+        os.mkfifo(node)
+    elif "device" in kind:
+        try:
+            os.mknod(node, stat_.S_IFCHR | 0o666, os.stat("/dev/null").st_rdev)
+        except OSError:  # not root: the real /dev/null, which a non-root process cannot replace
+            node = type(folder)("/dev/null")
+    elif kind in ("regular file", "symlink to a file"):
+        node.write_bytes(b"old")
+    if kind.startswith("symlink") or kind == "dangling symlink":
+        path.symlink_to(node)
+    elif kind in ("fifo", "device", "regular file"):
+        path = node
+    return path, node
+
+
+@examples(40)
+@given(kind=target_kind, content=unicode_text, binary=st.booleans())
+def test_atomic_write_never_replaces_what_is_not_a_regular_file(tmp_path_factory, kind, content, binary):
+    """Whatever an output path names, atomic_write either writes the content there or leaves a FIFO or a
+    device in place (written into, never replaced by a regular file); no temporary file stays behind."""
+    import stat as stat_
+    import threading
+
+    from wrd_score.files import atomic_write
+
+    folder = tmp_path_factory.mktemp("target")
+    path, node = _make_target(folder, kind)
+    before = os.stat(node).st_mode if os.path.lexists(node) and not os.path.islink(node) else None
+    data = content.encode("utf-8") if binary else content
+    received = bytearray()
+    reader = None
+    if "fifo" in kind:
+        def drain():
+            with open(node, "rb") as fifo:
+                received.extend(fifo.read())
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+    with atomic_write(str(path), "wb" if binary else "w") as handle:
+        handle.write(data)
+    if reader:
+        reader.join(10)
+        assert bytes(received) == content.encode("utf-8")
+    if before is not None and not stat_.S_ISREG(before):
+        assert os.stat(node).st_mode == before, kind  # the same kind of node, not a regular file
+    else:
+        assert open(path, "rb").read() == content.encode("utf-8"), kind
+    if kind.startswith("symlink") or kind == "dangling symlink":
+        assert os.path.islink(path)
+    assert stat_.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert not [p for p in os.listdir(folder) if p.endswith(".tmp")]
+    CASES["output targets"] += 1
+
+
+# ------------------------------------------------- rank-mixed torchmetrics states (issue 22, item 6)
+RANK_CONFIGS = [dict(), dict(variant="paper"), dict(clip_negative=False),
+                dict(weights="idf", idf={"get": 1.0, "count": 3.0}), dict(weights="idf", idf={"get": 3.0, "count": 1.0}),
+                dict(weights="idf", idf={"count": 3, "get": 1})]  # the fourth table again, written otherwise
+
+
+def _config_key(config: dict) -> tuple:
+    idf = config.get("idf")
+    return (tuple(sorted((k, v) for k, v in config.items() if k != "idf")),
+            None if idf is None else tuple(sorted((k, float(v)) for k, v in idf.items())))
+
+
+def _gathered_compute(metrics):
+    """compute() on each of several in-process 'ranks', with torchmetrics' gather replaced by one that returns
+    every rank's (pre-concatenated) state, as torch.distributed's all_gather would."""
+    import torch
+
+    states = []
+    for metric in metrics:
+        row = []
+        for attr in metric._reductions:
+            value = getattr(metric, attr)
+            if isinstance(value, list):
+                value = torch.cat(value) if value else torch.tensor([], dtype=torch.float64)
+            row.append(value)
+        states.append(row)
+    results = []
+    for metric in metrics:
+        calls = iter(range(len(states[0])))
+
+        def gather(tensor, group=None, calls=calls):
+            i = next(calls)
+            return [row[i] for row in states]
+
+        metric.dist_sync_fn = gather
+        try:
+            results.append(metric.compute())
+        except ValueError as exc:
+            results.append(exc)
+    return results
+
+
+@examples(25)
+@given(configs=st.lists(st.sampled_from(range(len(RANK_CONFIGS))), min_size=2, max_size=3),
+       split=st.lists(st.integers(0, 2), min_size=1, max_size=8), data=st.data())
+def test_rank_mixed_torchmetrics_states_are_refused_or_equal_one_call(configs, split, data):
+    """Ranks built alike give one call's result on every rank (whichever rank got which example, or none);
+    ranks built differently (options or idf table) are refused on every rank, never mixed."""
+    pytest.importorskip("torchmetrics")
+    from wrd_score.torchmetrics import WRDScore
+
+    pairs = data.draw(st.lists(st.tuples(identifiers, identifiers), min_size=len(split), max_size=len(split)))
+    options = [RANK_CONFIGS[c] for c in configs]
+    metrics = [WRDScore(distributed_available_fn=lambda: True, **o) for o in options]
+    for i, ((pred, ref), rank) in enumerate(zip(pairs, split)):
+        metrics[rank % len(metrics)].update([pred], [ref], indexes=[i])
+    results = _gathered_compute(metrics)
+    if len({_config_key(o) for o in options}) > 1:
+        for result in results:
+            assert isinstance(result, ValueError) and "configured differently" in str(result), result
+    else:
+        idf = options[0].get("idf")
+        single = WRDScorer(**{k: v for k, v in options[0].items() if k != "idf"}).score(
+            [p for p, _ in pairs], [r for _, r in pairs], idf=idf)
+        for result in results:
+            assert result == single
+    CASES["rank-mixed torchmetrics"] += len(pairs)

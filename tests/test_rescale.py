@@ -134,7 +134,7 @@ def test_option_checks_and_corrupt_file(emb, corpus):
         lookup_baseline("wrdscore:v0|k:v", emb)
     with open(path, "w") as handle:
         handle.write("{not json")
-    with pytest.raises(ValueError, match="could not read baselines file"):
+    with pytest.raises(ValueError, match="baselines file .* is not valid JSON"):
         load_baselines(path)
 
 
@@ -179,8 +179,9 @@ def test_the_shipped_default_embedding_has_a_current_baseline(options):
     (b'{"format": 1, "baselines": {"k": {"precision": 1' + b"0" * 400 + b', "recall": 0.5, "f1": 0.5}}}',
      "invalid precision baseline"),
     (b'{"format": 1, "baselines": {"k": {"precision": 0.5, "recall": 0.5, "f1": true}}}', "invalid f1 baseline"),
-    (b'{"format": 1, "about": "\xff\xfe", "baselines": {}}', "could not read baselines file"),
-], ids=["huge-int", "bool", "not-utf8"])
+    (b'{"format": 1, "about": "\xff\xfe", "baselines": {}}', "baselines file .* is not UTF-8 text"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),  # issue 22 item 13: a RecursionError traceback
+], ids=["huge-int", "bool", "not-utf8", "deep"])
 def test_hostile_baselines_files_name_the_file(emb, content, message):
     """Issue 12, items 13 and 17: a huge integer was a numpy TypeError, non-UTF-8 a UnicodeDecodeError."""
     path = emb + ".baselines.json"

@@ -45,9 +45,9 @@ def _shards(capsys, tmp_path, inputs, count, *flags, name="s"):
 
 
 @pytest.mark.parametrize("count, flags", [(3, []), (4, ["--weights", "idf", "--chunk-size", "2"]),
-                                          (1, ["--variant", "paper"]), (13, []),  # 13 > 11 lines: empty shards
+                                          (1, ["--variant", "paper"]), (11, []),  # one line a shard, the most
                                           (2, ["--rescale-with-baseline"]), (2, ["--no-clip-negative"])],
-                         ids=["3", "4-idf", "1", "13-empty", "rescaled", "unclipped"])
+                         ids=["3", "4-idf", "1", "11-one-line-each", "rescaled", "unclipped"])
 def test_merged_shards_are_byte_for_byte_one_run(capsys, tmp_path, inputs, count, flags):
     code, one_run, _ = run_cli(capsys, "score", *inputs, "--json", *flags)
     assert code == 0
@@ -92,7 +92,7 @@ def test_mismatched_signatures_are_refused(capsys, tmp_path, inputs):
 def test_missing_and_repeated_shards_are_refused(capsys, tmp_path, inputs):
     paths = _shards(capsys, tmp_path, inputs, 3)
     code, _, err = run_cli(capsys, "merge", paths[0], paths[2])
-    assert code == 2 and "missing shard(s) 2/3" in err
+    assert code == 2 and "1 of 3 shards are missing (2/3)" in err
     code, _, err = run_cli(capsys, "merge", *paths, paths[1])
     assert code == 2 and "shard 2/3 is given twice" in err
     four = _shards(capsys, tmp_path, inputs, 4, name="f")
@@ -204,3 +204,63 @@ def test_a_missing_shard_or_a_pipe_is_refused_by_name(capsys, tmp_path, inputs):
     assert code == 2 and "is not a regular file (a pipe or a folder?)" in err
     code, _, err = run_cli(capsys, "merge", paths[0], tmp_path)
     assert code == 2 and "is not a regular file" in err
+
+
+def test_shards_scored_with_different_idf_tables_are_refused(capsys, tmp_path, inputs):
+    """Issue 22 item 1: the signature pins the user's IDF table, so shards of two tables do not merge."""
+    table_a = _write(tmp_path / "a.tsv", ["get\t1.0", "count\t3.0", "size\t2.0"])
+    table_b = _write(tmp_path / "b.tsv", ["get\t3.0", "count\t1.0", "size\t0.5"])
+    first = _shards(capsys, tmp_path, inputs, 2, "--weights", "idf", "--idf-file", table_a, name="a")
+    second = _shards(capsys, tmp_path, inputs, 2, "--weights", "idf", "--idf-file", table_b, name="b")
+    code, _, err = run_cli(capsys, "merge", first[0], second[1])
+    assert code == 2 and "different signature" in err and "idf" in err, err
+    assert len(err.strip().splitlines()) == 1
+    # The same table, written another way (JSON, other order), is the same table: it merges.
+    same_a = tmp_path / "a.json"
+    same_a.write_text(json.dumps({"size": 2, "count": 3.0, "get": 1.0}))
+    again = _shards(capsys, tmp_path, inputs, 2, "--weights", "idf", "--idf-file", same_a, name="j")
+    code, out, err = run_cli(capsys, "merge", first[0], again[1])
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("spec", ["1/100000000", "12/12"])
+def test_more_shards_than_lines_is_refused(capsys, inputs, spec):
+    """Issue 22 item 10: `--shard 1/100000000` of 11 lines is refused before anything is scored."""
+    code, out, err = run_cli(capsys, "score", *inputs, "--shard", spec)
+    assert code == 2 and f"{int(spec.split('/')[1]):,}" in err and "11 lines" in err, err
+    assert len(err.strip().splitlines()) == 1 and out == ""
+
+
+def _forged(path: Path, shard: str, lines: int, start: int, stop: int) -> str:
+    n = stop - start
+    record = {"format": "wrdscore-shard/1", "shard": shard, "lines": lines, "start": start, "stop": stop,
+              "references": 1, "inputs": "sha256:0", "precision": [0.5] * n, "recall": [0.5] * n, "f1": [0.5] * n,
+              "best_reference": [0] * n, "signature": "wrdscore:v0|variant:wrd"}
+    path.write_text(json.dumps(record))
+    return str(path)
+
+
+def test_merge_counts_missing_shards_and_names_the_first_few(capsys, tmp_path):
+    """Issue 22 item 10: a merge missing ten million shards says so in one short line (no list of them all)."""
+    count = 10_000_000
+    path = _forged(tmp_path / "one.json", f"2/{count}", count, 1, 2)
+    code, _, err = run_cli(capsys, "merge", path)
+    assert code == 2 and f"{count - 1:,} of {count:,} shards are missing" in err, err[:300]
+    assert f"1/{count}, 3/{count}, 4/{count}" in err and len(err) < 300
+
+
+def test_a_record_with_more_shards_than_lines_is_refused(capsys, tmp_path):
+    path = _forged(tmp_path / "many.json", "1/100000000", 7, 0, 0)
+    code, _, err = run_cli(capsys, "merge", path)
+    assert code == 2 and "many.json" in err and "100000000" in err, err
+
+
+def test_a_best_reference_out_of_range_is_refused(capsys, tmp_path, inputs):
+    """Issue 22 item 20: `best_reference: [99]` of a pair with two references was accepted."""
+    paths = _shards(capsys, tmp_path, inputs, 2)
+    record = json.loads(paths[1].read_text())
+    assert record["references"] == 2
+    record["best_reference"][0] = 99
+    paths[1].write_text(json.dumps(record))
+    code, _, err = run_cli(capsys, "merge", *paths)
+    assert code == 2 and "best_reference holds 99" in err and "2 references" in err, err

@@ -80,6 +80,20 @@ WORKER = textwrap.dedent("""
             metric.update(p, r, indexes=idx)
     results["idle_rank"] = metric.compute()
 
+    # Ranks configured differently (issue 22 item 6): compute() must refuse, on every rank, not mix them.
+    for scenario, options in (("mixed_variant", [dict(variant="wrd"), dict(variant="paper")]),
+                              ("mixed_idf", [dict(weights="idf", idf={"get": 1.0, "count": 3.0}),
+                                             dict(weights="idf", idf={"get": 3.0, "count": 1.0})]),
+                              ("mixed_idle", [dict(variant="wrd"), dict(variant="paper")])):
+        metric = WRDScore(**options[rank])
+        if scenario != "mixed_idle" or rank == 0:  # an idle rank must still notice
+            for p, r, idx in batches(padded[rank::world]):
+                metric.update(p, r, indexes=idx)
+        try:
+            results[scenario] = metric.compute()
+        except ValueError as exc:
+            results[scenario] = "refused: " + str(exc)
+
     with open(os.path.join(sys.argv[2], f"rank{rank}.json"), "w") as out:
         json.dump(results, out)
     dist.destroy_process_group()
@@ -141,6 +155,15 @@ def test_two_processes_on_the_contextual_backend_match_one_call(two_ranks, tiny_
     assert "backend:contextual" in single["signature"]
     for rank_result in two_ranks:
         assert rank_result["contextual"] == single
+
+
+@pytest.mark.parametrize("scenario", ["mixed_variant", "mixed_idf", "mixed_idle"])
+def test_ranks_configured_differently_are_refused_on_every_rank(two_ranks, scenario):
+    """Issue 22 item 6: variant="wrd" on rank 0 and "paper" on rank 1 (or two idf tables) were mixed in compute()."""
+    for rank_result in two_ranks:
+        message = rank_result[scenario]
+        assert isinstance(message, str) and message.startswith("refused: ") and "configured differently" in message
+        assert "\n" not in message
 
 
 # ------------------------------------------------------------------------------ one process

@@ -232,3 +232,75 @@ def test_float16_overflow_is_refused_not_stored_as_inf(tmp_path):
         train(corpus, None, method="svd", min_count=1, dim=2)
     emb = train(corpus, None, method="svd", min_count=1, dim=2, dtype="float32")
     assert np.isfinite(emb.vectors).all() and np.abs(emb.vectors).max() > 65504
+
+
+def test_convert_refuses_vectors_that_underflow_in_float16(tmp_path, capsys):
+    """Issue 22 item 7: vectors scaled by 1e-6 lost their directions in float16 (F1 0.9479 -> 0.7225)."""
+    from wrd_score.cli import main
+
+    rng = np.random.default_rng(0)
+    words = ["get", "count", "size", "length", "value"]
+    vectors = rng.normal(size=(len(words), 50))
+    tiny = tmp_path / "tiny.txt"
+    tiny.write_text(f"{len(words)} 50\n" + "".join(
+        w + " " + " ".join(repr(float(x)) for x in row * 1e-6) + "\n" for w, row in zip(words, vectors)))
+    code = main(["convert", str(tiny), str(tmp_path / "tiny.npz")])
+    err = capsys.readouterr().err
+    assert code == 2 and "tiny.txt" in err and "smallest norm" in err and "--dtype float32" in err, err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "tiny.npz").exists()
+    # float32 keeps them: the stored directions are those of the file.
+    out = convert(tiny, tmp_path / "tiny32.npz", dtype="float32")
+    np.testing.assert_allclose(out.vectors, (vectors * 1e-6).astype(np.float32), rtol=1e-6)
+    # Ordinary magnitudes still convert to float16.
+    normal = tmp_path / "normal.txt"
+    normal.write_text(f"{len(words)} 50\n" + "".join(
+        w + " " + " ".join(repr(float(x)) for x in row) + "\n" for w, row in zip(words, vectors)))
+    convert(normal, tmp_path / "ok.npz")
+    assert StaticEmbedding.load(str(tmp_path / "ok.npz")).vectors.dtype == np.float16
+
+
+@pytest.mark.parametrize("flags, name", [
+    (["--method", "word2vec", "--dim", "100000000"], "dim"),
+    (["--method", "svd", "--dim", "100000000"], "dim"),
+    (["--bucket", "1000000000"], "bucket"),
+    (["--workers", "100000"], "workers"),
+    (["--window", "3000000000"], "window"),
+    (["--epochs", "3000000000"], "epochs"),
+    (["--negative", "3000000000"], "negative"),
+    (["--max-n", "1000"], "max_n"),
+    (["--seed", str(2**40)], "seed"),
+], ids=["w2v-dim", "svd-dim", "bucket", "workers", "window", "epochs", "negative", "max-n", "seed"])
+def test_every_training_limit_is_checked_before_training(tmp_path, capsys, monkeypatch, flags, name):
+    """Issue 22 item 11: --dim/--bucket allocated 7-373 GiB before the limit was checked, --workers 100000 was a
+    thread traceback, --window 3000000000 hung forever."""
+    from wrd_score import train as train_module
+    from wrd_score.cli import main
+
+    def never(*args, **kwargs):
+        raise AssertionError("training started before the limits were checked")
+
+    monkeypatch.setattr(train_module, "_train_gensim", never)
+    monkeypatch.setattr(train_module, "_train_svd", never)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("get count\nset value\n")
+    code = main(["train", str(corpus), "-o", str(tmp_path / "e.npz"), "--no-progress", *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{name} must be" in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("output, message", [("out.txt", "must be a .npz file"),
+                                             ("missing/d.npz", "output folder .*missing.* does not exist")])
+def test_distill_checks_its_output_before_distilling(tmp_path, capsys, monkeypatch, output, message):
+    """Issue 22 item 18: `distill -o out.txt` or `-o /nonexistent/d.npz` failed only after ~33 s of distilling."""
+    import re
+
+    import wrd_score.cli.distill as distill_cli
+    from wrd_score.cli import main
+
+    def never(*args, **kwargs):
+        raise AssertionError("distilling started before the output was checked")
+
+    monkeypatch.setattr(distill_cli, "distill", never)
+    code = main(["distill", "-o", str(tmp_path / output)])
+    err = capsys.readouterr().err
+    assert code == 2 and re.search(message, err) and len(err.strip().splitlines()) == 1, err

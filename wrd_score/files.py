@@ -38,7 +38,9 @@ __all__ = [
     "iter_file_pairs",
     "atomic_write",
     "check_output",
+    "output_kind",
     "read_idf_file",
+    "read_json",
     "write_json",
 ]
 
@@ -91,9 +93,11 @@ def _open_binary(path: str, name: str) -> IO[bytes]:
 def iter_lines(path: str, name: str = "input") -> Iterator[str]:
     """The lines of a UTF-8 (optionally ``.gz``) file, without their line endings.
 
-    Lines are split on ``\\n`` only (a stray ``\\r`` inside a line stays part of it, so line
-    numbers agree with ``wc -l``); a trailing ``\\r`` (Windows endings) and a leading byte-order
-    mark are dropped.  Empty lines are kept: an empty candidate is a valid input.
+    Lines are split on ``\\n`` only, as sacreBLEU reads them (``newline="\\n"``) and ``wc -l`` counts
+    them; a trailing ``\\r`` (Windows endings) and a leading byte-order mark are dropped.  A carriage
+    return anywhere else is refused with the file and line: a file with old-Mac (``\\r``-only) line
+    ends would otherwise be read as one long example.  Empty lines are kept: an empty candidate is a
+    valid input.
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as d:
@@ -115,6 +119,10 @@ def iter_lines(path: str, name: str = "input") -> Iterator[str]:
                     raw = raw[:-1]
                 if raw.endswith(b"\r"):
                     raw = raw[:-1]
+                if b"\r" in raw:
+                    raise ValueError(f"{name} file {_shown(path)}, line {number}: a carriage return (\\r) inside "
+                                     "the line; lines end with \\n or \\r\\n (old Mac \\r-only line ends? "
+                                     "convert them: tr '\\r' '\\n')")
                 try:
                     yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
                 except UnicodeDecodeError as exc:
@@ -413,12 +421,38 @@ def _read_jsonl(text: str):
 
 # ---------------------------------------------------------------------------------- scoring
 # ---------------------------------------------------------------------------------- output
+def output_kind(path: str) -> str:
+    """``"file"`` (a regular file, or a name not yet taken: written atomically) or ``"stream"`` (a
+    FIFO or character device such as ``/dev/null`` or ``/dev/stdout``, or a symlink to one: written in
+    place); anything else is refused naming ``path``.
+
+    A stream is never replaced: renaming a temporary file over ``/dev/null`` (as root) or a FIFO
+    would destroy it and leave a regular file in its place.
+    """
+    try:
+        mode = os.stat(path).st_mode  # through symlinks: the target decides
+    except FileNotFoundError:
+        return "file"
+    except OSError as exc:
+        raise OSError(f"cannot write output {path!r}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return "stream"
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(f"output {path!r} is a directory, not a file")
+    what = "block device" if stat.S_ISBLK(mode) else "socket" if stat.S_ISSOCK(mode) else "special file"
+    raise ValueError(f"output {path!r} is a {what}; give a regular file, a FIFO or a character device")
+
+
 @contextlib.contextmanager
 def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") -> Iterator[IO]:
     """Write ``path`` all at once: a temporary file in the same folder, renamed over it on success.
 
     On any exception the temporary file is removed and ``path`` is left as it was. A symlink is
-    written through: its target gets the new content and the link itself is kept.
+    written through: its target gets the new content and the link itself is kept. A FIFO or a
+    character device (:func:`output_kind`) is opened and written in place, never replaced (what a
+    reader has received cannot be taken back, so it is not atomic).
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as d:
@@ -437,6 +471,15 @@ def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") 
     shown = path = os.fspath(path)
     # Through a symlink to its target: the rename then replaces the target, and the link stays.
     path = os.path.realpath(path)
+    encoding = encoding if "b" not in mode else None
+    if output_kind(shown) == "stream":
+        try:
+            handle = open(path, mode, encoding=encoding)
+        except OSError as exc:
+            raise OSError(f"cannot write output {shown!r}: {exc.strerror or exc}") from None
+        with handle:
+            yield handle
+        return
     folder = os.path.dirname(path)
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"output folder {folder!r} does not exist")
@@ -445,7 +488,7 @@ def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") 
     except OSError as exc:  # e.g. /proc: the error would name the temporary file, not the output
         raise OSError(f"cannot write output {shown!r}: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, mode, encoding=encoding if "b" not in mode else None) as handle:
+        with os.fdopen(fd, mode, encoding=encoding) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -460,15 +503,18 @@ def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") 
         raise
 
 
-def check_output(path: str, inputs: Sequence[str]) -> None:
-    # Fail before a long run, not after it.
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"output folder {folder!r} does not exist")
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"output {path!r} is a directory, not a file")
-    if not os.access(folder, os.W_OK):
-        raise PermissionError(f"output folder {folder!r} is not writable")
+def check_output(path: str, inputs: Sequence[str] = ()) -> None:
+    """Refuse an output path that cannot be written, before a long run rather than after it."""
+    path = os.fspath(path)
+    if output_kind(path) == "stream":
+        if not os.access(path, os.W_OK):
+            raise PermissionError(f"output {path!r} is not writable")
+    else:
+        folder = os.path.dirname(os.path.realpath(path))
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(f"output folder {os.path.dirname(os.path.abspath(path))!r} does not exist")
+        if not os.access(folder, os.W_OK):
+            raise PermissionError(f"output folder {folder!r} is not writable")
     for value in inputs:
         if os.path.exists(path) and os.path.exists(value) and os.path.samefile(value, path):
             raise ValueError(f"output {path!r} is also an input file; choose another output path")
@@ -493,18 +539,36 @@ def write_json(out: IO[str], columns: Mapping[str, array], means: Mapping[str, f
     out.write(f'"signature": {json.dumps(signature)}}}\n')
 
 
+def read_json(path: str, what: str) -> Any:
+    """The one reader of JSON files (IDF tables, baselines, shard records): data only, and every way a
+    file can fail to parse is a ``ValueError`` naming ``what`` file ``path``, never a traceback.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "deep.json")
+    ...     _ = open(p, "w").write("[" * 100_000)
+    ...     read_json(p, "idf")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: idf file '...deep.json' is not valid JSON: nested too deeply for the parser
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{what} file {path!r} is not UTF-8 text (byte {exc.start})") from None
+    except RecursionError:  # [[[[... deeper than the parser's stack
+        raise ValueError(f"{what} file {path!r} is not valid JSON: nested too deeply for the parser") from None
+    except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
+        raise ValueError(f"{what} file {path!r} is not valid JSON: {exc}") from None
+
+
 def read_idf_file(path: str) -> Dict[str, float]:
     """A ``{token: weight}`` table from JSON (an object) or TSV (``token<TAB>weight`` lines)."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"idf file {path!r} does not exist or is not a file")
     if path.endswith(".json"):
-        try:
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"idf file {path!r} is not UTF-8 text (byte {exc.start})") from None
-        except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
-            raise ValueError(f"idf file {path!r} is not valid JSON: {exc}") from None
+        data = read_json(path, "idf")
         if not isinstance(data, dict):
             raise ValueError(f"idf file {path!r} must hold a JSON object of token -> weight")
         return data

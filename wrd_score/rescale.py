@@ -39,7 +39,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import __version__
-from .files import atomic_write, iter_lines, read_table
+from .files import atomic_write, iter_lines, read_json, read_table
 from .backends.static import file_sha256, shipped_path
 from .signature import Signature
 
@@ -110,10 +110,9 @@ def load_baselines(path: str) -> Dict[str, Dict[str, Any]]:
         if stamp in _CACHE:
             return _CACHE[stamp]
     try:
-        with open(path, encoding="utf8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError) as exc:  # JSONDecodeError, UnicodeDecodeError (not UTF-8) are ValueErrors
-        raise ValueError(f"could not read baselines file {path!r}: {exc}") from None
+        data = read_json(path, "baselines")  # a file that is not JSON: a ValueError naming it
+    except OSError as exc:
+        raise ValueError(f"could not read baselines file {path!r}: {exc.strerror or exc}") from None
     entries = data.get("baselines") if isinstance(data, dict) else None
     if not isinstance(entries, dict):
         raise ValueError(f"baselines file {path!r} has no 'baselines' object")
@@ -155,8 +154,7 @@ def save_baseline(path: str, key: str, entry: Mapping[str, Any]) -> None:
     data: Dict[str, Any] = {"format": _FORMAT, "baselines": {}}
     if os.path.isfile(path):
         load_baselines(path)  # validates
-        with open(path, encoding="utf8") as handle:
-            data = json.load(handle)
+        data = read_json(path, "baselines")
     data["format"] = _FORMAT
     data.setdefault("about", "WRDScore baseline rescaling: mean precision/recall/F1 of random unrelated "
                              "pairs per configuration; see wrd_score/rescale.py")

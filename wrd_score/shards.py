@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import math
 import os
 import sys
@@ -30,7 +29,7 @@ from array import array
 from itertools import islice
 from typing import IO, Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
-from .files import Pair, atomic_write, write_json
+from .files import Pair, atomic_write, read_json, write_json
 from .signature import Signature
 from .stream import iter_scores
 
@@ -74,6 +73,13 @@ class Shard(NamedTuple):
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
+    def check(self, lines: int) -> None:
+        """Refuse more shards than lines: every shard must score at least one line (and a merge of
+        ``1/100000000`` would otherwise wait for a hundred million empty records)."""
+        if self.count > lines:
+            raise ValueError(f"shard {self}: the input has {lines:,} lines, so it splits into at most {lines:,} "
+                             f"shards, not {self.count:,}; give N <= {lines:,}")
+
     def bounds(self, lines: int) -> Tuple[int, int]:
         """``(start, stop)``: the slice of ``lines`` input lines this shard scores (sizes differ by one at most)."""
         return lines * (self.index - 1) // self.count, lines * self.index // self.count
@@ -102,17 +108,25 @@ def write_shard(shard: Shard, scorer: Any, pairs: Callable[[], Iterator[Pair]], 
     fitted on the whole input (``scorer.idf_table``), never one of the slice.  Returns a line that
     says what was written.
     """
+    shard.check(lines)
     digest, counted = input_digest(pairs())
     if counted != lines:
         raise ValueError(f"the input changed while being read: {counted} pairs, expected {lines}")
     start, stop = shard.bounds(lines)
     columns = {"precision": array("d"), "recall": array("d"), "f1": array("d"), "best_reference": array("l")}
-    for scores in iter_scores(scorer, islice(pairs(), start, stop), chunk_size=chunk_size, idf=idf):
+    most = [1]  # the most references of a candidate in the slice: the bound merge checks best_reference by
+
+    def counted(slice_: Iterable[Pair]) -> Iterator[Pair]:
+        for pair in slice_:
+            most[0] = max(most[0], len(pair[1]))
+            yield pair
+
+    for scores in iter_scores(scorer, counted(islice(pairs(), start, stop)), chunk_size=chunk_size, idf=idf):
         for column, value in zip(columns.values(), scores):
             column.append(value)
     signature = str(scorer.signature(idf))
     header = {"format": SHARD_FORMAT, "shard": str(shard), "lines": lines, "start": start, "stop": stop,
-              "inputs": digest}
+              "references": most[0], "inputs": digest}
     with contextlib.ExitStack() as stack:
         out: IO[str] = stack.enter_context(atomic_write(output)) if output else sys.stdout
         write_json(out, columns, {}, signature, header=header)
@@ -134,27 +148,31 @@ def read_shard(path: str) -> Dict[str, Any]:
         raise ValueError(f"shard file {path!r} is {size / 2**20:,.0f} MiB; the limit is {MAX_SHARD_BYTES / 2**20:,.0f} "
                          "MiB: split the input into more shards")
     try:
-        with open(path, encoding="utf-8") as handle:
-            record = json.load(handle)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"shard file {path!r} is not a shard record (not JSON: {exc})") from None
-    except RecursionError:
-        raise ValueError(f"shard file {path!r} is not a shard record (JSON nested too deeply)") from None
+        record = read_json(path, "shard")
+    except ValueError as exc:
+        raise ValueError(f"{exc}: it is not a shard record") from None
     if not isinstance(record, dict) or record.get("format") != SHARD_FORMAT:
         raise ValueError(f"shard file {path!r} is not a shard record (format {SHARD_FORMAT!r}); write one with "
                          "`wrdscore score --shard K/N -o FILE`")
     try:
         shard = Shard.parse(record["shard"])
-        lines, start, stop = (record[key] for key in ("lines", "start", "stop"))
+        lines, start, stop, references = (record[key] for key in ("lines", "start", "stop", "references"))
         signature, inputs = record["signature"], record["inputs"]
         columns = {key: record[key] for key in COLUMNS}
     except KeyError as exc:
         raise ValueError(f"shard file {path!r} has no {exc.args[0]!r} field") from None
+    if isinstance(lines, int) and lines >= 1:
+        try:
+            shard.check(lines)
+        except ValueError as exc:
+            raise ValueError(f"shard file {path!r}: {exc}") from None
     if not isinstance(lines, int) or lines < 1 or (start, stop) != shard.bounds(lines):
         raise ValueError(f"shard file {path!r}: shard {shard} of {lines!r} lines must cover lines "
                          f"{shard.bounds(lines) if isinstance(lines, int) and lines > 0 else '?'}, the record says {(start, stop)}")
     if not isinstance(signature, str) or not isinstance(inputs, str):
         raise ValueError(f"shard file {path!r}: signature and inputs must be strings")
+    if type(references) is not int or references < 1:
+        raise ValueError(f"shard file {path!r}: references must be a positive integer, got {references!r}")
     # Scores are finite, at most 1, and at least 0 with clipped cosines, -1 without, unbounded below
     # when rescaled (a slack of 1e-9 covers float sums of masses).
     try:
@@ -168,11 +186,12 @@ def read_shard(path: str) -> Dict[str, Any]:
         if not isinstance(values, list) or len(values) != stop - start or not all(
                 type(v) is kind for v in values):
             raise ValueError(f"shard file {path!r}: {key} must be a list of {stop - start} {kind.__name__}s")
-        bad = next((v for v in values if v < 0), None) if kind is int else next(
+        bad = next((v for v in values if not 0 <= v < references), None) if kind is int else next(
             (v for v in values if not (math.isfinite(v) and low <= v <= high)), None)
         if bad is not None:
-            raise ValueError(f"shard file {path!r}: {key} holds {bad!r}, which no run writes "
-                             f"({'an index >= 0' if kind is int else 'a finite score within the range'})")
+            raise ValueError(f"shard file {path!r}: {key} holds {bad!r}, which no run writes ("
+                             + (f"an index of one of at most {references} references" if kind is int
+                                else "a finite score within the range") + ")")
     return {"path": path, "shard": shard, "lines": lines, "signature": signature, "inputs": inputs,
             "columns": columns}
 
@@ -195,8 +214,14 @@ def merge_shards(paths: Sequence[str]) -> Merged:
         for field, what in (("signature", "signature"), ("lines", "number of input lines"),
                             ("inputs", "input digest")):
             if record[field] != first[field]:
+                shown = (first[field], record[field])
+                if field == "signature":  # name the settings that differ, not two long strings
+                    a, b = Signature.parse(first[field]), Signature.parse(record[field])
+                    differ = [k for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
+                    shown = ("|".join(f"{k}:{a.get(k, '-')}" for k in differ),
+                             "|".join(f"{k}:{b.get(k, '-')}" for k in differ))
                 raise ValueError(f"shards {first['path']!r} and {record['path']!r} have different {what} "
-                                 f"({first[field]!r} and {record[field]!r}): they are not slices of one run")
+                                 f"({shown[0]!r} and {shown[1]!r}): they are not slices of one run")
         if record["shard"].count != first["shard"].count:
             raise ValueError(f"shards {first['path']!r} and {record['path']!r} split the input differently "
                              f"({first['shard']} and {record['shard']})")
@@ -206,9 +231,12 @@ def merge_shards(paths: Sequence[str]) -> Merged:
         if seen is not record:
             raise ValueError(f"shard {record['shard']} is given twice: {seen['path']!r} and {record['path']!r}")
     count = first["shard"].count
-    missing = [f"{k}/{count}" for k in range(1, count + 1) if k not in by_index]
-    if missing:
-        raise ValueError(f"missing shard(s) {', '.join(missing)}: a merge needs all {count}")
+    if len(by_index) < count:
+        # Counted, and only the first few named: N may be in the millions.
+        first_missing = list(islice((k for k in range(1, count + 1) if k not in by_index), 5))
+        more = ", ..." if count - len(by_index) > len(first_missing) else ""
+        raise ValueError(f"{count - len(by_index):,} of {count:,} shards are missing "
+                         f"({', '.join(f'{k}/{count}' for k in first_missing)}{more}): a merge needs all {count:,}")
     columns = {"precision": array("d"), "recall": array("d"), "f1": array("d"), "best_reference": array("l")}
     for k in range(1, count + 1):
         for key, values in by_index[k]["columns"].items():

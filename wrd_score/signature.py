@@ -19,13 +19,26 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, Mapping, Tuple, Union
 
-__all__ = ["Signature"]
+__all__ = ["Signature", "pinned"]
 
 #: Fields that never change a raw score: the library version (scores are compared across
 #: versions by the fingerprint benchmark instead), whether the score was rescaled, and the
 #: resampling settings of ``wrdscore score --confidence`` (``ci``) and ``--paired-bs`` (``paired``).
 UNSCORED_FIELDS = ("wrdscore", "rescale", "ci", "paired")
 _SEPARATORS = ("|", ":")
+#: Hex digits of a sha256 kept in a signature (48 bits: two different files or tables collide by chance
+#: once in some 10^14 pairs).
+DIGEST_CHARS = 12
+
+
+def pinned(name: str, sha256_hex: str) -> str:
+    """``name@sha256:<12 hex digits>``: a field value that names its content (an embedding file, an IDF
+    table), so that results of different content never share a signature.
+
+    >>> pinned("user", "0123456789abcdef" * 4)
+    'user@sha256:0123456789ab'
+    """
+    return f"{name}@sha256:{sha256_hex[:DIGEST_CHARS]}"
 
 
 class Signature(Mapping[str, str]):

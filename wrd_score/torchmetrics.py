@@ -12,6 +12,10 @@ deals examples out in turn instead (and repeats a few to give every rank as many
 example's position in the dataset as ``indexes``; ``compute`` sorts by it and drops the repeats
 (refusing an index given to two different texts).
 
+Configuration.  Every rank must build the metric alike (options and IDF table): each update records a
+digest of the rank's signature and table, and ``compute`` refuses gathered states whose digests differ
+from its own, as ``wrdscore merge`` refuses shards of different signatures.
+
 IDF.  A rank that fitted IDF on its own references would weight tokens differently from one call
 over all examples; the metric therefore refuses IDF weights without ``idf=``, a table fitted once
 on every reference (``WRDScorer(weights="idf").idf_table(all_references)`` gives the one a single
@@ -36,7 +40,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 from .deps import require
 from .metric import WRDScorer, _check_texts, reference_lists, result_dict
 from .options import Options
-from .weights import uses_idf
+from .weights import table_digest, uses_idf
 
 torch = require("torch", "torchmetrics")
 Metric = require("torchmetrics", "torchmetrics").Metric
@@ -93,9 +97,20 @@ class WRDScore(Metric):
         self.idf = scorer.idf_table((), idf) if idf is not None else None
         for name in ("index", "digest", "precision", "recall", "f1", "best_reference"):
             self.add_state(name, default=[], dist_reduce_fx="cat")
+        # A tensor, not a list: a rank without updates still sends its configuration.
+        self.add_state("config", default=torch.tensor([self._config()], dtype=torch.float64), dist_reduce_fx="cat")
         # A rank without examples sends an empty tensor of the metric's dtype; every rank's
         # states must then share one dtype, float64 (exact for scores, indexes and digests).
         self.set_dtype(torch.float64)
+
+    def _signature(self) -> str:
+        return str(WRDScorer(self.options).signature(self.idf))
+
+    def _config(self) -> float:
+        # The signature pins the options and a user's table; a fitted table is pinned here by content
+        # (two ranks that each fitted their own references both say idf:refs).
+        table = [] if self.idf is None else [table_digest(self.idf.weights), repr(self.idf.default)]
+        return _digest(self._signature(), table)
 
     def _values(self, values: Sequence[float]) -> Any:
         return torch.tensor(values, dtype=torch.float64, device=self.device)
@@ -134,7 +149,11 @@ class WRDScore(Metric):
 
     def compute(self) -> Dict[str, Any]:
         """:meth:`WRDScorer.score`'s dict over all examples of all ranks, in dataset order."""
-        signature = str(WRDScorer(self.options).signature(self.idf))
+        signature = self._signature()
+        if bool((dim_zero_cat(self.config) != self._config()).any()):
+            raise ValueError(f"the ranks were configured differently (options or idf table): their scores cannot "
+                             f"be merged into one result; this rank's signature is {signature}. Build WRDScore "
+                             "with the same options and the same idf= on every rank")
         if isinstance(self.f1, list) and not self.f1:  # no update anywhere
             return result_dict([], [], [], [], signature)
         index, digest, precision, recall, f1, best = (

@@ -34,8 +34,8 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Unio
 
 import numpy as np
 
-from .backends.static import StaticEmbedding, file_sha256
-from .files import open_input
+from .backends.static import MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, StaticEmbedding, check_storable, file_sha256
+from .files import check_output, open_input
 from .tokenize import split_identifier
 
 __all__ = ["METHODS", "CORPUS_FORMATS", "Corpus", "train", "convert"]
@@ -137,9 +137,32 @@ def _scan(corpus: Iterable[List[str]], progress: bool) -> Iterable[List[str]]:
     return tqdm(corpus, desc="reading corpus", unit=" lines", disable=not progress, mininterval=1.0)
 
 
-def _check_positive(name: str, value: Any, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+#: Limits on the training parameters, checked before a corpus is read or anything allocated (gensim
+#: allocates from them at once, runs them through C ints, or starts that many threads). See SECURITY.md.
+#: ``dim``: MAX_DIM (4,096), the loader's limit. ``window``: gensim cuts sentences into batches of 10,000
+#: words (MAX_WORDS_IN_BATCH), so no window is wider. The others are far above any published setting.
+MAX_WINDOW = 10_000
+MAX_WORKERS = 64
+MAX_EPOCHS = 10_000
+MAX_NEGATIVE = 1_000
+MAX_SEED = 2**32 - 1  # numpy's RandomState seed
+
+
+def check_embedding_output(output: Union[str, os.PathLike]) -> str:
+    """The ``.npz`` path that ``train``, ``convert`` and ``distill`` write, checked before any work
+    (a name, a folder that exists and is writable, or a FIFO/device; :func:`wrd_score.files.check_output`)."""
+    output = os.fspath(output)
+    if not output.lower().endswith(".npz"):
+        raise ValueError(f"output must be a .npz file, got {output!r}")
+    check_output(output)
+    return output
+
+
+def _check_positive(name: str, value: Any, minimum: int = 1, maximum: Optional[int] = None) -> int:
+    if (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum
+            or (maximum is not None and value > maximum)):
+        bound = f"between {minimum} and {maximum:,}" if maximum is not None else f">= {minimum}"
+        raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
     return int(value)
 
 
@@ -202,28 +225,25 @@ def train(
         raise ValueError(f"svd_weighting must be one of {list(SVD_WEIGHTINGS)}, got {svd_weighting!r}")
     if dtype not in ("float16", "float32"):
         raise ValueError(f"dtype must be 'float16' or 'float32', got {dtype!r}")
-    dim = _check_positive("dim", 50 if method == "svd" else 100) if dim is None else _check_positive("dim", dim)
+    dim = _check_positive("dim", (50 if method == "svd" else 100) if dim is None else dim, 1, MAX_DIM)
     if window is None:
         window = 5 if method == "fasttext" else 2
-    window = _check_positive("window", window)
-    epochs = _check_positive("epochs", epochs)
+    window = _check_positive("window", window, 1, MAX_WINDOW)
+    epochs = _check_positive("epochs", epochs, 1, MAX_EPOCHS)
     min_count = _check_positive("min_count", min_count)
-    negative = _check_positive("negative", negative, 0)
-    workers = _check_positive("workers", workers)
-    seed = _check_positive("seed", seed, 0)
+    negative = _check_positive("negative", negative, 0, MAX_NEGATIVE)
+    workers = _check_positive("workers", workers, 1, MAX_WORKERS)
+    seed = _check_positive("seed", seed, 0, MAX_SEED)
     if method == "fasttext":
-        min_n = _check_positive("min_n", min_n)
-        max_n = _check_positive("max_n", max_n, min_n)
-        bucket = _check_positive("bucket", bucket)
+        min_n = _check_positive("min_n", min_n, 1, MAX_NGRAM_N)
+        max_n = _check_positive("max_n", max_n, min_n, MAX_NGRAM_N)
+        # The n-gram table must fit the file the loader accepts (and gensim allocates it in float32 at once).
+        most = MAX_NPZ_BYTES // (dim * np.dtype(dtype).itemsize)
+        bucket = _check_positive("bucket", bucket, 1, most)
     if not isinstance(sample, (int, float)) or not 0.0 <= float(sample) < 1.0:
         raise ValueError(f"sample must be in [0, 1), got {sample!r}")
     if output is not None:
-        output = os.fspath(output)
-        if not output.lower().endswith(".npz"):
-            raise ValueError(f"output must be a .npz file, got {output!r}")
-        parent = os.path.dirname(os.path.abspath(output))
-        if not os.path.isdir(parent):
-            raise FileNotFoundError(f"output folder {parent!r} does not exist")
+        output = check_embedding_output(output)
     docs = Corpus(corpus, corpus_format, fraction)
 
     params: Dict[str, Any] = {"dim": dim, "min_count": min_count, "seed": seed, "fraction": docs.fraction,
@@ -261,8 +281,9 @@ def train(
         "command": command or f"wrd_score.train.train(corpus={docs.paths!r}, method={method!r}, ...)",
         "software": {"gensim": gensim.__version__, "scipy": scipy.__version__, "numpy": np.__version__},
     }
-    if dtype == "float16":
-        _check_float16_range(vectors, ngrams, f"the {method} vectors")
+    # Raw-count SVD vectors scale with corpus frequencies and can exceed float16's 65504.
+    for matrix in (vectors, ngrams):
+        check_storable(matrix, dtype, f"the {method} vectors")
     # Round through the stored dtype so the returned object scores exactly like the saved file.
     embedding = StaticEmbedding(words, vectors.astype(dtype),
                                 ngram_vectors=ngrams.astype(dtype) if ngrams is not None else None,
@@ -367,26 +388,16 @@ def _train_svd(docs: Corpus, dim: int, min_count: int, weighting: str, seed: int
     return vocab, embedding
 
 
-def _check_float16_range(vectors: np.ndarray, ngrams: Optional[np.ndarray], what: str) -> None:
-    # Raw-count SVD vectors scale with corpus frequencies and can exceed float16's 65504.
-    limit = float(np.finfo(np.float16).max)
-    for matrix in (vectors, ngrams):
-        if matrix is not None and matrix.size and float(np.abs(matrix).max()) > limit:
-            raise ValueError(f"{what} exceed the float16 range (max {limit:g}); use dtype='float32'")
-
-
 def convert(source: Union[str, os.PathLike], output: Union[str, os.PathLike], *, format: str = "auto",
             allow_pickle: bool = False, dtype: str = "float16", command: Optional[str] = None) -> StaticEmbedding:
     """Convert any loadable embedding (word2vec/GloVe text, word2vec binary, fastText ``.bin``,
     gensim pickles with ``allow_pickle=True``) to the safe ``.npz`` format."""
-    output = os.fspath(output)
-    if not output.lower().endswith(".npz"):
-        raise ValueError(f"output must be a .npz file, got {output!r}")
+    output = check_embedding_output(output)
     if dtype not in ("float16", "float32"):
         raise ValueError(f"dtype must be 'float16' or 'float32', got {dtype!r}")
     emb = StaticEmbedding.load(source, format=format, allow_pickle=allow_pickle)
-    if dtype == "float16":
-        _check_float16_range(emb.vectors, emb.ngram_vectors, f"the vectors of {os.fspath(source)!r}")
+    for matrix in (emb.vectors, emb.ngram_vectors):
+        check_storable(matrix, dtype, f"the vectors of {os.fspath(source)!r}")
     meta = dict(emb.meta)
     meta.setdefault("name", os.path.splitext(os.path.basename(output))[0])
     meta["converted_from"] = {"path": os.path.abspath(os.fspath(source)), "sha256": emb.checksum,

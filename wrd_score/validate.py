@@ -41,7 +41,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from .deps import require
-from .files import numeric_column, read_table
+from .files import atomic_write, numeric_column, read_table
 from .metric import Options, WRDScorer
 from .metrics import get_metric
 from .metrics import metric_names
@@ -389,6 +389,7 @@ def validate(paths: Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS, *, 
     if output_dir is not None:
         # Before any scoring: a missing matplotlib must not surface after minutes of work and a half-written folder.
         require("matplotlib", "validate")
+        _check_output_dir(output_dir)
     results = []
     for path in paths:
         frame = read_judgments(path, human)
@@ -446,13 +447,20 @@ def _stem(path: str) -> str:
     return name
 
 
+def _check_output_dir(output_dir: str) -> None:
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise NotADirectoryError(f"output folder {output_dir!r} is not a folder")
+
+
 def write_outputs(result: ValidationResult, output_dir: str) -> Tuple[str, str]:
     """Write the per-pair CSV and the scatter grid PNG of one result; return their paths."""
+    _check_output_dir(output_dir)
     os.makedirs(output_dir, exist_ok=True)
     stem = _stem(result.path)
     csv_path = os.path.join(output_dir, f"{stem}.scores.csv")
     png_path = os.path.join(output_dir, f"{stem}.scatter.png")
-    result.scores.to_csv(csv_path, index=False)
+    with atomic_write(csv_path) as handle:
+        result.scores.to_csv(handle, index=False)
     plot_scatter(result, png_path)
     return csv_path, png_path
 

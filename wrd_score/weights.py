@@ -8,13 +8,18 @@ a word unseen in the corpus gets the largest weight, ``ln(1 + N) + 1``.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections import Counter
 from typing import Iterable, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["WEIGHTS", "IDF_WEIGHTS", "uses_idf", "document_frequencies", "fit_idf", "IDFTable", "token_masses", "normalise"]
+from .signature import pinned
+
+__all__ = ["WEIGHTS", "IDF_WEIGHTS", "uses_idf", "document_frequencies", "fit_idf", "IDFTable", "token_masses", "normalise",
+           "table_digest"]
 
 WEIGHTS = ("norm", "idf", "norm*idf", "uniform")
 #: The weights that need an IDF table.
@@ -41,7 +46,9 @@ class IDFTable:
         self.weights = dict(weights)
         self.default = float(default)
         self.n_documents = n_documents
-        self.source = source  # recorded in the signature: "refs" (fit on the call) or "user"
+        # Recorded in the signature: "refs" (fit on the call) or "user@sha256:..." (the user's table,
+        # pinned by its content: scores of two tables must never pass for one run).
+        self.source = source
 
     def __call__(self, token: str) -> float:
         return self.weights.get(token, self.default)
@@ -77,6 +84,8 @@ def user_idf(mapping: Mapping[str, float]) -> IDFTable:
     for token, value in mapping.items():
         if not isinstance(token, str):
             raise TypeError(f"idf keys must be strings, got {type(token).__name__}")
+        if isinstance(value, bool):  # JSON true is no weight, though float(True) is 1.0
+            raise TypeError(f"idf[{token!r}] must be a number, got {value!r}")
         try:
             value = float(value)
         except (TypeError, ValueError):
@@ -88,7 +97,18 @@ def user_idf(mapping: Mapping[str, float]) -> IDFTable:
             raise ValueError(f"idf[{token!r}] must be finite and >= 0, got {value}")
         weights[token] = value
     default = max(weights.values()) if weights else 1.0
-    return IDFTable(weights, default, -1, "user")
+    return IDFTable(weights, default, -1, pinned("user", table_digest(weights)))
+
+
+def table_digest(weights: Mapping[str, float]) -> str:
+    """sha256 of a table's canonical content: its (token, float weight) pairs sorted by token, so the
+    same table read from JSON or TSV, in any order, with ``2`` or ``2.0``, has one digest.
+
+    >>> table_digest({"b": 2, "a": 1.0}) == table_digest({"a": 1, "b": 2.0})
+    True
+    """
+    canonical = json.dumps(sorted((token, float(value)) for token, value in weights.items()), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def token_masses(norms: np.ndarray, tokens: Sequence[str], scheme: str, idf: Optional[IDFTable]) -> np.ndarray:

@@ -19,7 +19,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..files import open_input
+from ..files import atomic_write, open_input, output_kind
+from ..signature import pinned
 from ..tokenize import get_tokenizer
 from .base import Encoded
 
@@ -31,6 +32,7 @@ __all__ = [
     "OOV_POLICIES",
     "EMBEDDING_FORMATS",
     "load_embedding",
+    "check_storable",
 ]
 
 DEFAULT_EMBEDDING = "default"
@@ -109,6 +111,32 @@ def unit_rows(vectors: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return units, norms
 
 
+#: Largest move float16 rounding may make to a vector, relative to its norm. Rounding a value of ordinary
+#: size moves it by at most 2^-11 (0.05%); a vector whose values fall below float16's normal range
+#: (6.1e-5) loses digits, and its direction with them.
+FLOAT16_TOLERANCE = 0.01
+
+
+def check_storable(matrix: Optional[np.ndarray], dtype: str, what: str) -> None:
+    """Refuse vectors that ``dtype`` cannot store: values past float16's 65,504 (they become inf), or
+    vectors so small that rounding moves them by more than :data:`FLOAT16_TOLERANCE` of their norm
+    (vectors scaled by 1e-6 lost their directions: F1 0.9479 became 0.7225)."""
+    if dtype != "float16" or matrix is None or not np.asarray(matrix).size:
+        return
+    values = np.asarray(matrix, dtype=np.float64)
+    top = float(np.abs(values).max())
+    limit = float(np.finfo(np.float16).max)
+    if top > limit:
+        raise ValueError(f"{what} exceed the float16 range (largest magnitude {top:.3g}, max {limit:g}); "
+                         "use dtype='float32' (--dtype float32)")
+    norms = safe_norms(values)
+    moved = safe_norms(values.astype(np.float16).astype(np.float64) - values) > FLOAT16_TOLERANCE * norms
+    if moved.any():
+        raise ValueError(f"{what} are too small for float16: rounding would move {int(moved.sum())} of them by more "
+                         f"than {FLOAT16_TOLERANCE:.0%} of their norm (smallest norm {float(norms[moved].min()):.3g}; "
+                         "float16 keeps its digits only above 6.1e-05); use dtype='float32' (--dtype float32)")
+
+
 class StaticEmbedding:
     """A vocabulary of token vectors, optionally with fastText character n-gram buckets.
 
@@ -153,6 +181,7 @@ class StaticEmbedding:
             raise ValueError(
                 f"embedding has {len(words)} words but {vectors.shape[0]} vectors; the file is truncated or corrupt"
             )
+        _check_distinct_words(words, name)
         bad = ~np.isfinite(vectors).all(axis=1)
         if bad.any():
             first = [words[i] for i in np.flatnonzero(bad)[:5]]
@@ -172,10 +201,8 @@ class StaticEmbedding:
                 raise ValueError(f"n-gram lengths must satisfy 1 <= min_n <= max_n <= {MAX_NGRAM_N}, got {min_n}, {max_n}")
         self.tokenizer_json = tokenizer_json
         self._pieces = _piece_tokenizer(tokenizer_json, name) if tokenizer_json is not None else None
-        self.words: List[str] = [str(w) for w in words]
-        self.index: Dict[str, int] = {}
-        for i, word in enumerate(self.words):
-            self.index.setdefault(word, i)  # first occurrence wins, as in word2vec text files
+        self.words: List[str] = list(words)
+        self.index: Dict[str, int] = {word: i for i, word in enumerate(self.words)}
         self.vectors = vectors
         self.ngram_vectors = ngram_vectors
         self.min_n, self.max_n = int(min_n), int(max_n)
@@ -261,15 +288,17 @@ class StaticEmbedding:
             arrays["ngram_vectors"] = self.ngram_vectors.astype(dtype)
             arrays["ngram_range"] = np.array([self.min_n, self.max_n], dtype=np.int64)
         for key in ("vectors", "ngram_vectors"):
-            # float16 tops out at 65504: larger values would be written as inf, a file load() refuses.
-            if key in arrays and not np.isfinite(arrays[key]).all():
-                raise ValueError(f"embedding values exceed the range of {dtype} (largest magnitude "
-                                 f"{float(np.abs(getattr(self, key)).max()):.3g}); save with dtype='float32'")
-        # Per thread too: two threads saving one path would otherwise interleave writes into one
-        # temporary file and install a corrupt archive.
-        tmp = f"{path}.tmp-{os.getpid()}-{threading.get_ident()}.npz"
-        _write_npz(tmp, arrays)
-        os.replace(tmp, path)
+            check_storable(getattr(self, key), dtype, f"the {key.replace('_', ' ')} of embedding {self.name!r}")
+        # atomic_write gives every call its own temporary file (two threads saving one path never
+        # interleave) and writes a FIFO or device in place instead of replacing it.
+        if output_kind(path) == "stream":
+            # Not seekable and not readable back: zipfile streams (data descriptors); hash what is sent.
+            digest = hashlib.sha256()
+            with atomic_write(path, "wb") as handle:
+                _write_npz(_HashingWriter(handle, digest), arrays)
+            return digest.hexdigest()
+        with atomic_write(path, "wb") as handle:
+            _write_npz(handle, arrays)
         return file_sha256(path)
 
     @classmethod
@@ -328,14 +357,21 @@ class StaticEmbedding:
                 missing = {"words", "vectors"} - set(data.files)
                 if missing:
                     raise ValueError(f"{path!r} is not a WRDScore embedding: missing arrays {sorted(missing)}")
-                words = data["words"].tolist()
+                words = data["words"]
+                if words.ndim != 1 or words.dtype.kind != "U":
+                    raise _Refused(f"embedding file {path!r}: 'words' must be a 1-D array of strings, got shape "
+                                   f"{words.shape} of {words.dtype}")
+                words = words.tolist()
                 vectors = data["vectors"]
                 meta = json.loads(str(data["meta"])) if "meta" in data.files else {}
                 ngrams = data["ngram_vectors"] if "ngram_vectors" in data.files else None
                 min_n, max_n = (data["ngram_range"].tolist() if "ngram_range" in data.files else (0, 0))
                 tokenizer_json = str(data["tokenizer"]) if "tokenizer" in data.files else None
+        except _Refused:
+            raise
         except Exception as exc:  # numpy's own message (e.g. "contains pickled data") omits the path
             raise ValueError(f"could not read embedding file {path!r} as npz: {type(exc).__name__}: {exc}") from exc
+        _check_distinct_words(words, path)  # here, to name the file rather than its meta name
         return cls(words, vectors, ngram_vectors=ngrams, min_n=min_n, max_n=max_n, tokenizer_json=tokenizer_json,
                    name=meta.get("name", name), checksum=file_sha256(path), meta=meta)
 
@@ -375,6 +411,8 @@ class StaticEmbedding:
 
                 if format in ("word2vec", "word2vec-binary"):
                     _check_word2vec_header(path, binary=(format == "word2vec-binary"))
+                if format == "word2vec-binary":
+                    _check_binary_rows(path)
                 if format in ("word2vec", "glove"):
                     _check_text_rows(path, header=(format == "word2vec"))
                 kv = KeyedVectors.load_word2vec_format(
@@ -437,12 +475,26 @@ def _piece_tokenizer(tokenizer_json: str, name: str):
     return tokenizer
 
 
-def _write_npz(path: str, arrays: Dict[str, np.ndarray]) -> None:
+class _HashingWriter:
+    """A write-only, unseekable file object that hashes what passes through it."""
+
+    def __init__(self, handle, digest) -> None:
+        self.handle, self.digest = handle, digest
+
+    def write(self, data) -> int:
+        self.digest.update(data)
+        return self.handle.write(data)
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+
+def _write_npz(handle, arrays: Dict[str, np.ndarray]) -> None:
     """``np.savez_compressed`` with fixed zip timestamps, so equal arrays give a byte-identical file
     (and the same sha256 in the signature) whenever they are written."""
     import zipfile
 
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
+    with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
         for key, array in arrays.items():
             info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
@@ -461,19 +513,96 @@ def _check_text_rows(path: str, header: bool) -> None:
     gensim parses a short row by numpy broadcasting (``count 0.4`` becomes ``[0.4, 0.4, 0.4]``),
     so a truncated file would load, score and convert silently wrong.
     """
-    dim = None
+    dim = rows = None
+    seen: Dict[bytes, int] = {}
+    line_no = 0
     with open_input(path) as handle:
         for line_no, line in enumerate(handle, start=1):
             if header and line_no == 1:
-                dim = int(line.split()[1])
+                rows, dim = (int(part) for part in line.split()[:2])
                 continue
             # gensim's own split (rstrip, then single spaces), so the count is what it would parse.
-            fields = len(line.rstrip().split(b" ")) - 1
+            parts = line.rstrip().split(b" ")
+            fields = len(parts) - 1
             if dim is None:
                 dim = fields
             if fields != dim:
                 raise _Refused(f"embedding file {path!r} line {line_no}: expected a word and {dim} values, "
                               f"found {fields} values (truncated or corrupt file)")
+            first = seen.setdefault(parts[0], line_no)
+            if first != line_no:  # gensim keeps one of them and drops a row, with only a log line
+                raise _Refused(f"embedding file {path!r}: the word {parts[0].decode('utf-8', 'replace')!r} appears "
+                               f"twice (lines {first} and {line_no}); each word needs exactly one vector")
+    if rows is not None and line_no - 1 != rows:
+        # gensim reads only the rows the header promises: the rest would be dropped without a word.
+        raise _Refused(f"embedding file {path!r}: its header promises {rows} rows but the file has {line_no - 1} "
+                       "(a wrong header count)")
+
+
+#: Bytes of the printable form of numbers: a "binary" vector made only of these is a text file's.
+_TEXT_NUMBER_BYTES = frozenset(b"0123456789.-+eE \t")
+#: Longest word in a word2vec binary file (gensim reads a word up to the next space).
+MAX_WORD_BYTES = 100_000
+
+
+def _check_binary_rows(path: str) -> None:
+    """Walk a word2vec binary file as gensim reads it (``word `` then ``4 * dim`` bytes, rows optionally
+    ending in a newline) and refuse what gensim would load wrong: a text file read as binary (garbage
+    words, values up to 1e31), a duplicated word (a row silently dropped), bytes past the rows the
+    header promises (rows silently dropped)."""
+    with open_input(path) as handle:
+        rows, dim = (int(part) for part in handle.readline(256).split()[:2])
+        width = 4 * dim
+        buffer, pos, row = bytearray(), 0, 0
+        seen: Dict[bytes, int] = {}
+
+        def more() -> bool:
+            block = handle.read(1 << 20)
+            buffer.extend(block)
+            return bool(block)
+
+        for row in range(1, rows + 1):
+            if pos > 1 << 20:  # drop what has been read
+                del buffer[:pos]
+                pos = 0
+            space = buffer.find(b" ", pos)
+            while space < 0:
+                if len(buffer) - pos > MAX_WORD_BYTES or not more():
+                    raise _Refused(f"embedding file {path!r}: row {row} of the {rows} its header promises has no "
+                                   f"word ending in a space within {MAX_WORD_BYTES:,} bytes (truncated or corrupt)")
+                space = buffer.find(b" ", pos)
+            word = bytes(buffer[pos:space]).lstrip(b"\n")
+            pos = space + 1
+            while len(buffer) - pos < width:
+                if not more():
+                    raise _Refused(f"embedding file {path!r}: row {row} ends before its {dim} values "
+                                   f"(truncated, or the header promises more rows than it holds)")
+            vector = bytes(buffer[pos:pos + width])
+            pos += width
+            if row == 1 and set(vector) <= _TEXT_NUMBER_BYTES:
+                raise _Refused(f"embedding file {path!r} is a word2vec text file, not binary (its values are "
+                               "written as digits); name it .txt or .vec, or pass embedding_format='word2vec'")
+            first = seen.setdefault(word, row)
+            if first != row:
+                raise _Refused(f"embedding file {path!r}: the word {word.decode('utf-8', 'replace')!r} appears "
+                               f"twice (rows {first} and {row}); each word needs exactly one vector")
+        rest = bytes(buffer[pos:]) + handle.read(4096)
+        if rest.strip(b"\n"):
+            raise _Refused(f"embedding file {path!r} holds more bytes than the {rows} rows of {dim} values its "
+                           "header promises (a header count below the real rows, or a text file read as binary)")
+
+
+def _check_distinct_words(words: Sequence[str], name: str) -> None:
+    """Every word a string, each once: a lookup must not silently pick one of two vectors (or never match)."""
+    seen: Dict[str, int] = {}
+    for i, word in enumerate(words):
+        if not isinstance(word, str):
+            raise ValueError(f"embedding {name!r}: words must be strings, word {i} is {word!r} "
+                             f"({type(word).__name__})")
+        first = seen.setdefault(word, i)
+        if first != i:
+            raise ValueError(f"embedding {name!r}: the word {word!r} appears twice (rows {first} and {i}); "
+                             "each word needs exactly one vector")
 
 
 def _check_npz_sizes(path: str) -> None:
@@ -638,14 +767,13 @@ class StaticBackend:
 
     def signature_fields(self) -> Dict[str, str]:
         emb = self.embedding
-        checksum = (emb.checksum or "unhashed")
-        if not checksum.startswith("kumo"):
-            checksum = f"sha256:{checksum[:12]}"
+        checksum = emb.checksum or "unhashed"
         # The name comes from the file (meta.name) and must not carry the signature's separators
         # ('|', ':', '@'): otherwise a file could forge another embedding's checksum and borrow its
         # rescaling baseline.  Ordinary names (letters, digits, '.', '_', '-') are unchanged.
         name = re.sub(r"[^A-Za-z0-9._+-]", "_", str(emb.name))[:64] or "custom"
-        return {"backend": "static", "emb": f"{name}@{checksum}", "tok": self.tokenizer_name, "oov": self.oov}
+        pin = f"{name}@{checksum}" if checksum.startswith("kumo") else pinned(name, checksum)
+        return {"backend": "static", "emb": pin, "tok": self.tokenizer_name, "oov": self.oov}
 
     def tokenize_all(self, texts: Iterable[str]) -> List[List[str]]:
         return [self.tokenize(text) for text in texts]

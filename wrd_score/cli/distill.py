@@ -7,6 +7,7 @@ from typing import Tuple
 
 from ..backends.static import StaticEmbedding
 from ..distill import POOLINGS, distill
+from ..train import check_embedding_output
 
 
 def _corpus_arg(value: str) -> Tuple[str, str]:
@@ -37,11 +38,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_embedding_output(args.output)  # before minutes of distilling, as train does
     corpora = [_corpus_arg(c) for c in args.corpus] if args.corpus else None
     checksum = distill(args.output, model=args.model, corpora=corpora, min_count=args.min_count, layer=args.layer,
                        pooling=args.pooling, pca_dims=args.pca_dims, sif=args.sif, dtype=args.dtype, name=args.name,
                        progress=args.progress,
                        command=getattr(args, "_command_line", None))
+    if not os.path.isfile(args.output):  # a FIFO or device (-o /dev/null) cannot be read back
+        print(f"wrote {args.output}: sha256 {checksum}")
+        return 0
     emb = StaticEmbedding.load(args.output)
     print(f"wrote {args.output}: {len(emb)} tokens x {emb.dim} dims, {os.path.getsize(args.output) / 1e6:.1f} MB, "
           f"sha256 {checksum}")

@@ -174,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
     n = inputs.n
     if args.confidence:
         _resampled(n, "--confidence")
+    if args.shard is not None:
+        args.shard.check(n)
     if args.output:
         check_output(args.output, [candidate, *args.references] if inputs.are_files else [])
     pairs = _pairs(args, inputs, candidate)

@@ -47,8 +47,9 @@ def run(args: argparse.Namespace) -> int:
 
 def report(output: str, emb) -> int:
     """The one line ``train`` and ``convert`` print about the file they wrote."""
-    size = os.path.getsize(output)
+    # A FIFO or device (-o /dev/null) has no size to report.
+    size = f"{os.path.getsize(output) / 1e6:.1f} MB, " if os.path.isfile(output) else ""
     print(f"wrote {output}: {len(emb)} tokens x {emb.dim} dims"
           f"{f', {emb.ngram_vectors.shape[0]} n-gram buckets' if emb.has_ngrams else ''}, "
-          f"{size / 1e6:.1f} MB, sha256 {emb.checksum}")
+          f"{size}sha256 {emb.checksum}")
     return 0

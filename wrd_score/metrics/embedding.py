@@ -94,7 +94,7 @@ def idf_weights(idf: Union[bool, Mapping[str, float]], enc, docs: Iterable[Seque
     elif isinstance(idf, Mapping):
         table = user_idf(idf)  # validates keys and values
         weights = np.fromiter((table(t) for t in tokens), dtype=np.float64, count=len(tokens))
-        source = "user"
+        source = table.source
     else:
         raise TypeError(f"idf must be True, False or a dict of token -> weight, got {type(idf).__name__}")
     weights[special_mask(enc)] = 0.0  # special tokens never carry mass (bert_score zeroes them too)
