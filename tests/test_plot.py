@@ -246,7 +246,7 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
 
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         monkeypatch.setitem(sys.modules, name, None)  # importing it now raises ImportError
-    with pytest.raises(ImportError, match=r"pip install 'wrd-score\[plot\]'") as info:
+    with pytest.raises(ImportError, match=r"pip install '\.\[plot\]'") as info:
         plot.alignment_figure(synthetic_detail(2, 2))
     assert "\n" not in str(info.value)
 
