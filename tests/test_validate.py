@@ -179,3 +179,12 @@ def test_constant_human_column_advice_in_each_entry_points_syntax(tmp_path, caps
     assert "give --human-range LO HI" in err and "human_range=(" not in err
     with pytest.raises(ValueError, match=r"give human_range=\(LO, HI\)"):
         validate(str(path), ["column:score"], n_boot=10, progress=False)
+
+
+def test_validate_rows_name_the_sibling_rules_and_their_vectors():
+    # Issue 23.3: validate's rows said "bertscore" for the greedy rule on static vectors.
+    assert parse_metric("bertscore").label == "bertscore-rule[static]"
+    assert parse_metric("moverscore", {"backend": "contextual"}).label == "moverscore-rule[contextual]"
+    assert parse_metric("bertscore:backend=contextual,idf=true").label == \
+        "bertscore-rule[contextual][backend=contextual,idf=True]"
+    assert parse_metric("bertscore:label=B").label == "B" and parse_metric("rouge1").label == "rouge1"

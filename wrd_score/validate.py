@@ -44,7 +44,7 @@ from .deps import require
 from .files import numeric_column, read_table
 from .metric import Options, WRDScorer
 from .metrics import get_metric
-from .metrics import metric_names
+from .metrics import column_name, metric_names
 from .metrics.base import metric_factory, metric_options
 from .metrics.embedding import BACKEND_OPTIONS
 from .plot import plot_scatter as draw_scatter
@@ -101,8 +101,12 @@ def all_metrics() -> Tuple[str, ...]:
     return metric_names(bundles=False)
 
 
-def parse_metric(spec: str) -> MetricSpec:
+def parse_metric(spec: str, options: Optional[Mapping[str, Any]] = None) -> MetricSpec:
     """Parse ``NAME[:key=value,...]`` (``column:NAME`` takes a column name or pattern).
+
+    The default label starts with the metric's one column name (:func:`column_name`), which for
+    BERTScore and MoverScore names the backend the spec runs on (its own ``backend=``, else the
+    command's ``options``, else the default): ``bertscore-rule[static]``.
 
     >>> parse_metric("wrdscore:variant=wrd,embedding=glove-6b-50d")
     MetricSpec(kind='wrdscore', settings=(('embedding', 'glove-6b-50d'), ('variant', 'wrd')), label='wrdscore[embedding=glove-6b-50d,variant=wrd]', score_field='f1')
@@ -159,7 +163,9 @@ def parse_metric(spec: str) -> MetricSpec:
     if label is None:
         inner = ",".join(f"{k}={v}" for k, v in items)
         suffix = "" if score_field == "f1" else f".{score_field}"
-        label = (f"{name}[{inner}]" if inner else name) + suffix
+        backend = settings.get("backend", (options or {}).get("backend", Options.backend))
+        head = column_name(name, backend)
+        label = (f"{head}[{inner}]" if inner else head) + suffix
     return MetricSpec(name, items, label, score_field)
 
 
@@ -198,12 +204,14 @@ def _numeric_columns(frame, exclude: Sequence[str]) -> List[str]:
     return out
 
 
-def expand_metrics(specs: Sequence[str], frame, human: str, strict: bool = True) -> List[MetricSpec]:
-    """Parse specs and expand ``column:`` patterns against the file's numeric columns."""
+def expand_metrics(specs: Sequence[str], frame, human: str, strict: bool = True,
+                   options: Optional[Mapping[str, Any]] = None) -> List[MetricSpec]:
+    """Parse specs (:func:`parse_metric`, with the command's ``options``) and expand ``column:``
+    patterns against the file's numeric columns."""
     out: List[MetricSpec] = []
     numeric = None
     for text in specs:
-        spec = parse_metric(text)
+        spec = parse_metric(text, options)
         if spec.kind != "column":
             out.append(spec)
             continue
@@ -306,7 +314,7 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
         raise ValueError(f"n_boot must be a non-negative integer, got {n_boot!r}")
     if group_by is not None and group_by not in frame.columns:
         raise ValueError(f"group_by column {group_by!r} is not in {path!r}; its columns are {list(frame.columns)}")
-    specs = expand_metrics(list(metrics), frame, human, strict=tuple(metrics) != DEFAULT_METRICS)
+    specs = expand_metrics(list(metrics), frame, human, strict=tuple(metrics) != DEFAULT_METRICS, options=options)
     if not specs:
         raise ValueError("no metrics to validate")
     humans = np.asarray(frame[human], dtype=np.float64)

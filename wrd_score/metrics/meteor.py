@@ -149,7 +149,7 @@ class Meteor(Metric):
     def _tokens(self, text: str) -> List[str]:
         return split_identifier(text) if self.split_identifiers else split_words(text)
 
-    def score(self, predictions: Sequence[str], references: References) -> MetricResult:
+    def _score(self, predictions: Sequence[str], references: References) -> MetricResult:
         predictions, refs = inputs(predictions, references)
         values: List[float] = []
         for pred, group in zip(predictions, refs):
