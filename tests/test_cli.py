@@ -612,3 +612,18 @@ def test_show_writes_a_readable_png(tmp_path, capsys):
     assert image.shape[0] > 200 and image.shape[1] > 400
     code, _, err = run_cli(capsys, "show", "-c", "a", "-r", "b", "-o", str(out), "--dpi", "5")
     assert code == 2 and "--dpi" in err
+
+
+@pytest.mark.parametrize("argv, hint", [
+    (["score", "refs.txt", "-i", "cands.txt"], "'wrdscore score -c cands.txt -r refs.txt'"),
+    (["-c", "a", "-r", "b"], "name the command first: 'wrdscore score -c a -r b'"),
+])
+def test_sacrebleu_habits_are_answered_with_the_right_form(capsys, argv, hint):
+    # Issue 23.11: bare argparse errors for sacreBLEU's command lines.
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == "" and hint in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_other_usage_errors_keep_argparses_usage_line(capsys):
+    code, _, err = run_cli(capsys, "score", "-c", "a")
+    assert code == 2 and err.startswith("usage: wrdscore score") and "required: -r/--references" in err
