@@ -144,6 +144,16 @@ def test_score_pair_with_siblings(app):
     assert any("idf:no" in line for line in lines if line.startswith("moverscore"))
 
 
+def test_an_empty_side_keeps_every_other_metric(app):
+    # Issue 23.5: BLEU's "Number of references unknown" on an empty prediction hid all nine other metrics.
+    pytest.importorskip("wrd_score.metrics")
+    result = app.score_pair("", "getCount", app.metric_options(DEFAULT), siblings=True)
+    assert "unavailable" not in result.note, result.note
+    table = result.comparison.set_index("metric")
+    assert len(table) == 1 + len(app.SIBLING_METRICS)
+    assert set(table["F1 / score"]) == {"0.0000"}  # the one empty-text rule: 0 against a text with tokens
+
+
 def test_identical_and_empty_pairs(app):
     options = app.metric_options(DEFAULT)
     same = app.score_pair("getCount", "get_count", options, siblings=False)
