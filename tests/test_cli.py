@@ -627,3 +627,12 @@ def test_sacrebleu_habits_are_answered_with_the_right_form(capsys, argv, hint):
 def test_other_usage_errors_keep_argparses_usage_line(capsys):
     code, _, err = run_cli(capsys, "score", "-c", "a")
     assert code == 2 and err.startswith("usage: wrdscore score") and "required: -r/--references" in err
+
+
+def test_show_writes_the_format_of_its_suffix_or_refuses_it_in_one_line(tmp_path, capsys):
+    # Issue 23.6: -o x.pdf held PNG bytes.
+    code, _, err = run_cli(capsys, "show", "-c", "get count", "-r", "size", "-o", str(tmp_path / "p.pdf"))
+    assert code == 0 and (tmp_path / "p.pdf").read_bytes().startswith(b"%PDF"), err
+    code, _, err = run_cli(capsys, "show", "-c", "get count", "-r", "size", "-o", str(tmp_path / "p.docx"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "must end in a figure format" in err
+    assert not (tmp_path / "p.docx").exists()
