@@ -636,3 +636,18 @@ def test_show_writes_the_format_of_its_suffix_or_refuses_it_in_one_line(tmp_path
     code, _, err = run_cli(capsys, "show", "-c", "get count", "-r", "size", "-o", str(tmp_path / "p.docx"))
     assert code == 2 and len(err.strip().splitlines()) == 1 and "must end in a figure format" in err
     assert not (tmp_path / "p.docx").exists()
+
+
+def test_paired_tests_at_the_fewest_resamples_raise_no_numpy_warnings(tmp_path, capsys):
+    # Issue 22.15: --paired-bs-n 1 / --confidence-n 1 printed numpy's "Degrees of freedom <= 0" warnings.
+    import warnings
+
+    base = _write(tmp_path / "base.txt", ["getCount", "size"])
+    same = _write(tmp_path / "same.txt", ["getCount", "size"])
+    refs = _write(tmp_path / "refs.txt", ["getCount", "size"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for flag in ("--paired-bs", "--paired-ar"):
+            code, out, err = run_cli(capsys, "score", "-c", base, "-c", same, "-r", refs, flag, f"{flag}-n", "40",
+                                     "--confidence-n", "40")
+            assert code == 0 and err == "" and out.splitlines()[-1].split()[-1] == "1.0000", (flag, out, err)
