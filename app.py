@@ -40,7 +40,7 @@ import pandas as pd
 import wrd_score
 from wrd_score.files import TABLE_FORMATS, TableError, read_table
 from wrd_score.metric import WRDScorer
-from wrd_score.metrics import compare
+from wrd_score.metrics import column_name, compare
 from wrd_score.options import BACKENDS, Options, markdown_table, option_info
 from wrd_score.plot import alignment_figure, histogram_figure
 from wrd_score.rescale import lookup_baseline
@@ -162,20 +162,17 @@ def _sibling_scores(predictions: List[str], references: List[str], options: Mapp
 
 
 def metric_label(name: str, options: Mapping[str, Any]) -> str:
-    """What a row of the comparison shows: BERTScore and MoverScore are named for their matching rule
-    and the vectors they run on (with a static embedding they are not BERT models).
+    """What a row of the comparison shows.  BERTScore and MoverScore keep the library's one name
+    (:func:`wrd_score.metrics.column_name`, as in ``wrdscore compare`` and ``validate``): their rule
+    and the vectors they run on, which with a static embedding are not BERT models.  A column name
+    of :func:`compare` (``bertscore-rule[static]``) is returned as it is.
 
-    >>> metric_label("bertscore", {"backend": "static"})
-    'BERTScore rule (greedy), static vectors'
+    >>> metric_label("bertscore", {"backend": "static"}), metric_label("rouge1", {})
+    ('bertscore-rule[static]', 'ROUGE-1')
     """
-    base = {"wrdscore": "WRDScore", "rouge1": "ROUGE-1", "bertscore": "BERTScore", "moverscore": "MoverScore",
-            "bleu": "BLEU", "meteor": "METEOR", "wms": "WMS", "sms": "SMS", "s+wms": "S+WMS",
-            "sbert": "Sentence-BERT cosine (MiniLM)"}
-    label = base.get(name, name)
-    if name in ("bertscore", "moverscore") and options.get("backend", Options.backend) == "static":
-        rule = "BERTScore rule (greedy)" if name == "bertscore" else "MoverScore rule (EMD, IDF)"
-        label = f"{rule}, static vectors"
-    return label
+    base = {"wrdscore": "WRDScore", "rouge1": "ROUGE-1", "bleu": "BLEU", "meteor": "METEOR", "wms": "WMS",
+            "sms": "SMS", "s+wms": "S+WMS", "sbert": "Sentence-BERT cosine (MiniLM)"}
+    return base.get(name) or column_name(name, options.get("backend", Options.backend))
 
 
 def _comparison_rows(wrd: Tuple[float, float, float], sib: Mapping[str, List[float]],

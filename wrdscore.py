@@ -1,4 +1,5 @@
 """WRDScore as a Hugging Face `evaluate` metric: a thin adapter over the `wrd_score` library."""
+import difflib
 import inspect
 
 import datasets
@@ -70,6 +71,20 @@ class WRDScore(evaluate.Metric):
             codebase_urls=["https://github.com/ravmus/wrdscore"],
             reference_urls=["https://arxiv.org/abs/2405.19220"],
         )
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Score everything added (and ``predictions``/``references`` if given); keywords are the options.
+
+        A keyword that is neither an input nor an option is named at once (evaluate would take it for
+        an option and fail later on the missing input with "NoneType has no len()").
+        """
+        known = ["predictions", "references", "idf"] + [info.name for info in wrd_score.options.option_info()]
+        for name in kwargs:
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise TypeError(f"compute() got an unknown keyword {name!r}{hint} (known: {', '.join(known)})")
+        return super().compute(predictions=predictions, references=references, **kwargs)
 
     # compute(), add_batch() and add() all pass through these two, in every process of a distributed
     # run, so what is stored (and what _compute reads back) is the library's reading of the input.

@@ -2,7 +2,7 @@
 
     python benchmarks/side_by_side.py
 """
-from wrd_score.metrics import compare
+from wrd_score.metrics import column_name, compare
 
 PAIRS = [  # (prediction, reference)
     ("getCount", "size"),
@@ -14,7 +14,7 @@ PAIRS = [  # (prediction, reference)
     ("A woman is slicing an onion.", "A man is driving a car."),
 ]
 
-COLUMNS = [("wrdscore_f1", "WRDScore F1"), ("bertscore_f1", "BERTScore F1"), ("moverscore", "MoverScore"),
+COLUMNS = [("wrdscore_f1", "WRDScore F1"), ("{bertscore}_f1", "BERTScore rule F1"), ("{moverscore}", "MoverScore rule"),
            ("rouge1", "ROUGE-1"), ("rougeL", "ROUGE-L")]
 
 
@@ -23,11 +23,12 @@ def main() -> None:
     refs = [r for _, r in PAIRS]
     for title, options in (("shipped static embedding", {}), ("contextual MiniLM-L6", {"backend": "contextual"})):
         table = compare(preds, refs, rouge_split_identifiers=True, **options)
+        names = {m: column_name(m, options.get("backend", "static")) for m in ("bertscore", "moverscore")}
         print(f"\n**{title}** (ROUGE after identifier splitting)\n")
         print("| prediction | reference | " + " | ".join(name for _, name in COLUMNS) + " |")
         print("|---|---|" + "---:|" * len(COLUMNS))
         for k, (p, r) in enumerate(PAIRS):
-            print(f"| {p} | {r} | " + " | ".join(f"{table[key][k]:.3f}" for key, _ in COLUMNS) + " |")
+            print(f"| {p} | {r} | " + " | ".join(f"{table[key.format(**names)][k]:.3f}" for key, _ in COLUMNS) + " |")
         print()
         for name, sig in table["signatures"].items():
             print(f"- {name}: `{sig}`")

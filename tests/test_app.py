@@ -132,16 +132,26 @@ def test_score_pair_with_siblings(app):
     table = result.comparison.set_index("metric")
     assert list(table.index[:1]) == ["WRDScore"]
     # With a static embedding the sibling rows are named for their rule and vectors, not as BERT models.
-    bert, mover = "BERTScore rule (greedy), static vectors", "MoverScore rule (EMD, IDF), static vectors"
+    bert, mover = "bertscore-rule[static]", "moverscore-rule[static]"  # the library's one name (issue 23.3)
     assert {bert, mover, "ROUGE-1"} <= set(table.index), result.note
     assert not {"BERTScore", "MoverScore"} & set(table.index)
     expected = siblings.compare(["get count"], ["size"], metrics=("bertscore", "rouge1"), **options)
-    assert table.loc[bert, "F1 / score"] == f"{expected['bertscore_f1'][0]:.4f}"
+    assert table.loc[bert, "F1 / score"] == f"{expected['bertscore-rule[static]_f1'][0]:.4f}"
     assert table.loc["ROUGE-1", "F1 / score"] == f"{expected['rouge1'][0]:.4f}" == "0.0000"
     assert table.loc[mover, "precision"] == "–"  # a single score: no NaN cell
     lines = result.signature.splitlines()
     assert lines[0].startswith("wrdscore:") and any(line.startswith("bertscore:") for line in lines)
     assert any("idf:no" in line for line in lines if line.startswith("moverscore"))
+
+
+def test_an_empty_side_keeps_every_other_metric(app):
+    # Issue 23.5: BLEU's "Number of references unknown" on an empty prediction hid all nine other metrics.
+    pytest.importorskip("wrd_score.metrics")
+    result = app.score_pair("", "getCount", app.metric_options(DEFAULT), siblings=True)
+    assert "unavailable" not in result.note, result.note
+    table = result.comparison.set_index("metric")
+    assert len(table) == 1 + len(app.SIBLING_METRICS)
+    assert set(table["F1 / score"]) == {"0.0000"}  # the one empty-text rule: 0 against a text with tokens
 
 
 def test_identical_and_empty_pairs(app):
@@ -305,11 +315,12 @@ def test_score_table_with_siblings(app, tmp_path):
     options = app.metric_options(GLOVE)
     scored = app.score_table(frame, options, siblings=True)
     assert scored.note == ""
-    for column in ("rouge1", "bleu", "meteor", "bertscore_f1", "moverscore", "wms", "sms", "s+wms", "sbert"):
+    for column in ("rouge1", "bleu", "meteor", "bertscore-rule[static]_f1", "moverscore-rule[static]", "wms", "sms",
+                   "s+wms", "sbert"):
         assert column in scored.table.columns and column in set(scored.correlations["metric"])
     expected = siblings.compare(frame["prediction"].tolist(), frame["reference"].tolist(),
                                 metrics=("moverscore",), **options)
-    assert scored.table["moverscore"].tolist() == expected["moverscore"]
+    assert scored.table["moverscore-rule[static]"].tolist() == expected["moverscore-rule[static]"]
     assert len(scored.signature.splitlines()) == 1 + len(app.SIBLING_METRICS)  # WRDScore's, then one each
 
 

@@ -95,6 +95,9 @@ def test_readme_commands_are_the_lean_install_then_the_ci_test_command():
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert "pip install ." in first and "torch" not in first and "gradio" not in first
     assert first in ci, "the first README command must be the one .ci/run checks in a fresh environment"
-    # .ci/run spells the interpreter python3 and keeps pip quiet; otherwise the command is the README's.
-    normalised = ci.replace("python3 -m pip install -q", "pip install").replace("python3 -m pytest", "python -m pytest")
-    assert second in normalised
+    # .ci/run keeps pip quiet and runs the two halves of the README's test command apart (the MoverScore
+    # package goes in between, in its own virtual environment); otherwise the command is the README's.
+    normalised = ci.replace("pip install -q", "pip install")
+    install, test = second.split(" && ")
+    assert install in normalised and test in normalised.split(install, 1)[1]
+    assert "python3 -m venv" in ci and "python3 -m pip" not in ci, "CI installs into its own virtual environments"

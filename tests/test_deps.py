@@ -39,7 +39,9 @@ def test_a_missing_extra_is_one_line_naming_it(argv, extra):
     """)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and f"pip install 'wrd-score[{extra}]'" in lines[0], done.stderr
+    # The form that works from a checkout (the package is not on the package index yet).
+    assert len(lines) == 1 and f"pip install '.[{extra}]'" in lines[0], done.stderr
+    assert "repository root" in lines[0] and "wrd-score[" not in lines[0], done.stderr
     assert "Traceback" not in done.stderr
 
 
@@ -54,7 +56,7 @@ def test_reading_a_table_without_pandas_names_the_extra(tmp_path):
         except MissingDependency as exc:
             print(exc)
     """)
-    assert "pip install 'wrd-score[validate]'" in done.stdout, done.stderr
+    assert "pip install '.[validate]'" in done.stdout, done.stderr
 
 
 def test_validate_without_matplotlib_says_so_before_writing_anything(tmp_path):
@@ -65,5 +67,11 @@ def test_validate_without_matplotlib_says_so_before_writing_anything(tmp_path):
                            "from wrd_score.cli import main\n"
                            f"sys.exit(main(['validate', {str(path)!r}, '--output-dir', {str(out)!r}, '--quiet']))"],
                           capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2 and "pip install 'wrd-score[validate]'" in done.stderr, done.stderr
+    assert done.returncode == 2 and "pip install '.[validate]'" in done.stderr, done.stderr
     assert not out.exists()
+
+
+def test_the_meteor_hint_is_the_checkout_form_too():
+    from wrd_score.metrics.meteor import _INSTALL
+
+    assert "pip install '.[meteor]'" in _INSTALL and "wrd-score[" not in _INSTALL

@@ -69,3 +69,18 @@ def test_the_validation_summary_exists_once_and_the_readme_shows_it():
     assert sync.synced(readme) == readme, "README.md is stale: run python docs/sync_readme.py"
     validation = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
     assert "(validation-summary.md)" in validation and "| **WRDScore, defaults**" not in validation.split("## Presets")[0]
+
+
+def test_the_examples_show_what_the_first_command_of_how_to_use_prints(capsys):
+    # Issue 23.1: the Examples showed a 3-pair dict for a command that prints one summary line.
+    import shlex
+
+    from wrd_score.cli import main
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    how = text[text.index("## How to Use"):text.index("### Inputs")]
+    command = re.search(r"```bash\n(?:pip install [^\n]*&& )?(wrdscore [^\n]+)\n```", how).group(1)
+    examples = text[text.index("### Examples"):text.index("## Limitations and Bias")]
+    shown = re.search(r"The first command of \*How to Use\*.*?```\n(.*?)\n```", examples, re.S).group(1)
+    assert main(shlex.split(command)[1:]) == 0
+    assert capsys.readouterr().out.strip() == shown.strip()

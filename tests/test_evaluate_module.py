@@ -147,3 +147,13 @@ def test_load_the_installed_module_by_the_documented_spelling(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[1.0]"
+
+
+def test_a_misspelt_keyword_is_named(module_path):
+    # Issue 22.19: compute(predictionss=...) said "object of type 'NoneType' has no len()".
+    metric = evaluate.load(module_path)
+    with pytest.raises(TypeError, match=r"compute\(\) got an unknown keyword 'predictionss'; did you mean 'predictions'\?"):
+        metric.compute(predictionss=["getCount"], references=["get_count"])
+    with pytest.raises(TypeError, match=r"unknown keyword 'variantt'; did you mean 'variant'\?"):
+        metric.compute(predictions=["getCount"], references=["get_count"], variantt="wrd")
+    assert metric.compute(predictions=["getCount"], references=["get_count"], variant="wrd")["f1"] == [1.0]

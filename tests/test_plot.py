@@ -160,7 +160,7 @@ def test_figures_drawn_in_threads_equal_those_drawn_alone(tmp_path):
 
     def png(k: int) -> bytes:
         path = tmp_path / f"{k}-{threading.get_ident()}.png"
-        plot._save_png(plot.alignment_figure(details[k % 2]), str(path), dpi=60)
+        plot._save_figure(plot.alignment_figure(details[k % 2]), str(path), dpi=60)
         return path.read_bytes()
 
     alone = [png(k) for k in range(2)]
@@ -215,8 +215,8 @@ def test_scatter_grid_shares_ranges_and_draws_trend_lines(tmp_path, monkeypatch)
     scores = {"good": human / 4 + rng.normal(scale=0.05, size=80), "noise": rng.random(80) * 3 - 1,
               "gappy": np.where(rng.random(80) < 0.2, np.nan, human / 8), "a": human, "b": -human}
     drawn = []
-    real_save = plot._save_png
-    monkeypatch.setattr(plot, "_save_png", lambda fig, path, dpi: drawn.append(fig) or real_save(fig, path, dpi))
+    real_save = plot._save_figure
+    monkeypatch.setattr(plot, "_save_figure", lambda fig, path, dpi: drawn.append(fig) or real_save(fig, path, dpi))
     path = tmp_path / "grid.png"
     assert plot.plot_scatter(human, scores, str(path), human_label="similarity", title="test",
                              rho={"good": 0.95}) == str(path)
@@ -246,7 +246,7 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
 
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         monkeypatch.setitem(sys.modules, name, None)  # importing it now raises ImportError
-    with pytest.raises(ImportError, match=r"pip install 'wrd-score\[plot\]'") as info:
+    with pytest.raises(ImportError, match=r"pip install '\.\[plot\]'") as info:
         plot.alignment_figure(synthetic_detail(2, 2))
     assert "\n" not in str(info.value)
 
@@ -257,3 +257,51 @@ def test_hostile_texts_are_drawn_as_the_library_reads_them(tmp_path):
     assert imread(out).shape[0] > 100
     with pytest.raises(TypeError, match="prediction"):
         plot.plot_alignment(None, "size")
+
+
+# --------------------------------------------------------------------------- issue 22/23 regressions
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_every_scatter_panel_carries_its_x_axis(tmp_path, monkeypatch, n):
+    # Issue 23.7: with 5 metrics the first panel had no x tick labels and no "human" label.
+    rng = np.random.default_rng(1)
+    human = rng.random(50) * 5
+    scores = {f"m{k}": human / 5 + rng.normal(scale=0.1, size=50) for k in range(n)}
+    drawn = []
+    real_save = plot._save_figure
+    monkeypatch.setattr(plot, "_save_figure", lambda fig, path, dpi: drawn.append(fig) or real_save(fig, path, dpi))
+    plot.plot_scatter(human, scores, str(tmp_path / "g.png"), human_label="human")
+    fig, = drawn
+    fig.draw_without_rendering()
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == n
+    for ax in panels:
+        assert ax.get_xlabel() == "human"
+        assert any(t.get_visible() and t.get_text() for t in ax.get_xticklabels()), ax.get_title()
+
+
+def test_titles_are_literal_text_not_mathtext(tmp_path):
+    # Issue 22.17: 'get$Count$Value' was drawn as mathtext; an unbalanced '$' failed with a 4-line error.
+    import matplotlib.text
+
+    fig = plot.plot_alignment("get$Count$Value", "size")
+    fig.draw_without_rendering()
+    heading = [t for t in fig.findobj(matplotlib.text.Text) if "get$Count$Value" in t.get_text()]
+    assert heading and all(not t.get_parse_math() for t in heading)
+    out = plot.show("a$b", "size$", str(tmp_path / "u.png"))
+    assert imread(out).shape[0] > 100
+
+
+@pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".pdf", b"%PDF"), (".svg", b"<?xml"),
+                                           (".PDF", b"%PDF")])
+def test_show_writes_the_format_its_suffix_names(tmp_path, suffix, magic):
+    # Issue 23.6: -o x.pdf / x.svg held PNG bytes.
+    out = tmp_path / f"pair{suffix}"
+    plot.show("get count", "size", str(out), dpi=60)
+    assert out.read_bytes().startswith(magic)
+
+
+def test_show_refuses_a_suffix_it_cannot_write(tmp_path):
+    for name in ("pair.docx", "pair"):
+        with pytest.raises(ValueError, match=r"output .* must end in a figure format.*\.png.*\.pdf.*\.svg"):
+            plot.show("get count", "size", str(tmp_path / name))
+    assert list(tmp_path.iterdir()) == []

@@ -80,10 +80,19 @@ def test_contextual_actors_match_one_call(cluster, make_tiny_bert, tmp_path):
     ({"batch_size": "8"}, ValueError, "batch_size"),
     ({"idf": {"get": 1.0}}, ValueError, "does not use it"),
     ({"variant": "nope"}, ValueError, "variant"),
+    # Issue 22.19: NaN passed the number checks and failed in int() with a message naming nothing.
+    ({"num_cpus": float("nan")}, ValueError, "num_cpus must be a positive number, got nan"),
+    ({"num_gpus": float("inf")}, ValueError, "num_gpus must be a non-negative number, got inf"),
 ])
 def test_bad_arguments_are_refused_by_name(cluster, kwargs, error, message):
     with pytest.raises(error, match=message):
         score(_dataset(PREDS[:2], REFS[:2], blocks=1), **kwargs)
+
+
+def test_an_empty_dataset_without_columns_is_named(cluster):
+    # Issue 22.19: "argument of type 'NoneType' is not iterable".
+    with pytest.raises(ValueError, match=r"ds has no columns .*'prediction' and a 'reference' column"):
+        score(ray.data.from_items([]))  # message: ... needs a 'prediction' and a 'reference' column
 
 
 def test_a_taken_column_name_and_a_non_dataset_are_refused(cluster):

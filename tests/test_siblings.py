@@ -63,10 +63,11 @@ def test_rouge_matches_rouge_score_and_splits_identifiers_on_request():
     assert stem["rouge1"] == [1.0] and list(stem) == ["rouge1", "signature"]
 
 
-def test_rouge_multi_reference_takes_the_best_and_empty_is_zero():
+def test_rouge_multi_reference_takes_the_best_and_empty_follows_the_empty_text_rule():
     out = rouge(["the cat sat"], [["dogs bark", "the cat sat"]])
     assert out["rouge1"] == [1.0]
-    assert rouge([""], ["a"])["rouge1"] == [0.0] and rouge([""], [""])["rougeL"] == [0.0]
+    assert rouge([""], ["a"])["rouge1"] == [0.0] and rouge([""], [""])["rougeL"] == [1.0]
+    assert rouge(["a"], [""])["rouge1"] == [0.0] and rouge([""], [["a", " "]])["rouge2"] == [1.0]
 
 
 def test_rouge_bad_input():
@@ -84,13 +85,13 @@ def test_rouge_bad_input():
 def test_compare_returns_one_table_with_signatures():
     table = compare(["getCount", "size"], ["get_count", ["getSize", "count"]])
     n = 2
+    bert, mover = "bertscore-rule[static]", "moverscore-rule[static]"
     for key in ("prediction", "reference", "wrdscore_precision", "wrdscore_recall", "wrdscore_f1",
-                "bertscore_precision", "bertscore_recall", "bertscore_f1", "moverscore", "rouge1", "rouge2",
-                "rougeL"):
+                f"{bert}_precision", f"{bert}_recall", f"{bert}_f1", mover, "rouge1", "rouge2", "rougeL"):
         assert len(table[key]) == n, key
     assert table["reference"] == ["get_count", ["getSize", "count"]]
-    assert set(table["signatures"]) == set(METRICS)
-    assert table["wrdscore_f1"][0] == 1.0 and table["bertscore_f1"][0] == 1.0 and table["moverscore"][0] == 1.0
+    assert set(table["signatures"]) == {"wrdscore", bert, mover, "rouge"}
+    assert table["wrdscore_f1"][0] == 1.0 and table[f"{bert}_f1"][0] == 1.0 and table[mover][0] == 1.0
     for key, values in table.items():
         if key.startswith(("wrdscore", "bertscore", "moverscore", "rouge")):
             assert all(math.isfinite(v) for v in values)
@@ -137,9 +138,10 @@ def test_siblings_on_the_static_backend():
     assert out["f1"][0] == 1.0 and 0 <= out["f1"][1] < 1
     ms = moverscore(["get count", "size"], ["getCount", "receive message"])
     assert ms["score"][0] == 1.0 and 1 / 3 <= ms["score"][1] < 1
-    # Token-less sides are finite: equal texts 1, else 0 (BERTScore) / cost 2 (MoverScore).
+    # Token-less sides follow the one empty-text rule: equal texts 1, else 0 (MoverScore: cost inf).
     assert bertscore(["!!", "!!"], ["!!", "word"])["f1"] == [1.0, 0.0]
-    assert moverscore(["!!", "!!"], ["!!", "word"])["score"] == [1.0, pytest.approx(1 / 3)]
+    mover = moverscore(["!!", "!!"], ["!!", "word"])
+    assert mover["score"] == [1.0, 0.0] and mover["cost"] == [0.0, math.inf]
 
 
 # ----------------------------------------------------------------------------- parity with bert_score
@@ -245,5 +247,98 @@ def test_compare_on_contextual_backend_encodes_once(minilm_path, monkeypatch):
     backend._memo_key = None
     table = compare(HYPS, REFS, backend="contextual", pooling="wordpiece")
     assert calls == [len(set(HYPS + REFS))]
-    assert "backend:contextual" in table["signatures"]["bertscore"]
+    assert "backend:contextual" in table["signatures"]["bertscore-rule[contextual]"]
     assert all(0 <= v <= 1 for v in table["wrdscore_f1"])
+
+
+# ----------------------------------------------------------------------------- issue 22/23 regressions
+def _registered():
+    from wrd_score.metrics import metric_names
+
+    return metric_names(bundles=False)
+
+
+def _built(name):
+    from wrd_score.metrics import get_metric
+
+    pytest.importorskip({"sbert": "sentence_transformers", "meteor": "wn"}.get(name, "numpy"))
+    return get_metric(name)
+
+
+def test_identical_texts_never_score_above_one_with_the_bertscore_rule():
+    # Issue 22.14: sums of weighted cosines overshot 1 by ulps (1.0000000000000002 on 10 tokens).
+    words = "the a man plays guitar get count size length value run walk data file name list".split()
+    for n in (10, 30, 300, 1000):
+        text = " ".join(f"{words[(7 * i) % len(words)]}{i % 7}" for i in range(n))
+        out = bertscore([text], [text])
+        for key in ("precision", "recall", "f1"):
+            assert 0.0 <= out[key][0] <= 1.0, (n, key, repr(out[key][0]))
+
+
+@pytest.mark.parametrize("name", _registered())
+def test_every_metric_refuses_a_text_over_the_token_cap_before_scoring(name):
+    # Issue 22.12: a 25,000-token line ended in MemoryError (moverscore, bertscore) or ran for minutes (rougeL).
+    from wrd_score.metrics import MAX_METRIC_TOKENS
+
+    metric = _built(name)
+    long = " ".join(["word"] * (MAX_METRIC_TOKENS + 1))
+    with pytest.raises(ValueError, match=rf"predictions\[1\] has {MAX_METRIC_TOKENS + 1:,} tokens.*"
+                                          rf"limit is {MAX_METRIC_TOKENS:,}"):
+        metric.score(["a", long], ["a", "b"])
+    with pytest.raises(ValueError, match=r"references\[0\]\[1\] has .* tokens"):
+        metric.score(["a"], [["b", long]])
+    # A camelCase run without spaces is as many tokens as its parts.
+    glued = "aB" * (MAX_METRIC_TOKENS + 1)  # a, ba, ba, ..., b
+    with pytest.raises(ValueError, match=r"references\[0\] has"):
+        metric.score(["a"], [glued])
+
+
+def test_the_token_cap_is_one_line_from_compare(capsys):
+    from wrd_score.cli import main
+    from wrd_score.metrics import MAX_METRIC_TOKENS
+
+    long = " ".join(["word"] * (MAX_METRIC_TOKENS + 1))
+    assert main(["compare", "-c", long, "-r", "x", "--metrics", "rougeL"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"limit is {MAX_METRIC_TOKENS:,}" in err[0], err
+
+
+@pytest.mark.parametrize("name", _registered())
+def test_an_empty_side_follows_the_one_empty_text_rule_in_every_metric(name):
+    # Issue 23.5: sacreBLEU's "Number of references unknown" when every prediction was empty; ROUGE
+    # said 0 for two empty texts; MoverScore 1/3 against an empty side.
+    from wrd_score.scoring import empty_pair_score
+
+    metric = _built(name)
+    preds = ["", "", "getCount", " ", "..."]
+    refs = ["", "getCount", "", "\t", "..."]
+    want = [empty_pair_score(p, r) if (not p.strip() or not r.strip()) else 1.0 for p, r in zip(preds, refs)]
+    assert metric.score(preds, refs).score == want
+    assert metric.score([""], ["getCount"]).score == [0.0]  # every prediction empty
+
+
+def test_compare_with_an_empty_candidate_scores_every_metric(capsys):
+    from wrd_score.cli import main
+
+    assert main(["compare", "-c", "", "-r", "getCount", "--metrics", "wrdscore,bleu,rouge1", "--json"]) == 0
+    import json
+
+    table = json.loads(capsys.readouterr().out)
+    assert table["bleu"] == [0.0] and table["rouge1"] == [0.0] and table["wrdscore_f1"] == [0.0]
+
+
+def test_static_vector_siblings_are_named_for_their_rule_everywhere(capsys):
+    # Issue 23.3: columns "bertscore"/"moverscore" computed on static vectors read as the real metrics.
+    from wrd_score.cli import main
+    from wrd_score.metrics import column_name
+
+    assert column_name("bertscore", "static") == "bertscore-rule[static]"
+    assert column_name("moverscore", "contextual") == "moverscore-rule[contextual]"
+    assert column_name("rouge1", "static") == "rouge1"
+    table = compare(["getCount"], ["get_count"], metrics=("bertscore", "moverscore"))
+    assert {"bertscore-rule[static]_f1", "moverscore-rule[static]"} <= set(table)
+    assert not any(key.startswith(("bertscore_", "moverscore_")) or key == "moverscore" for key in table)
+    assert set(table["signatures"]) == {"bertscore-rule[static]", "moverscore-rule[static]"}
+    assert main(["compare", "-c", "getCount", "-r", "get_count", "--metrics", "bertscore,moverscore"]) == 0
+    out = capsys.readouterr().out
+    assert "bertscore-rule[static]_f1" in out and "# moverscore-rule[static]:" in out

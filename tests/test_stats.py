@@ -65,24 +65,71 @@ def test_clearly_better_system_has_a_small_p():
     assert test.delta > 0.03 and test.p_value == pytest.approx(1 / 1001)  # the smallest p 1000 resamples give
 
 
-def test_worse_system_has_p_near_one():
+def test_a_clearly_worse_system_also_has_a_small_p_as_in_sacrebleu():
+    # Issue 23.9: p is the probability that a difference this large arises by chance (sacreBLEU's
+    # meaning, two-sided); a clearly worse system differs just as significantly (it was p ~ 0.99).
     base = _scores(200, 1)
-    assert paired_system_test(base, base - 0.05, n_boot=500).p_value > 0.99
+    worse = paired_system_test(base, base - 0.05, n_boot=500)
+    assert worse.delta < 0 and worse.p_value == pytest.approx(1 / 501)
 
 
-def test_identical_systems_give_one_half():
+def test_identical_systems_give_p_one():
     x = _scores(100)
-    # every resampled difference is 0: a tie, counted half
-    assert paired_system_test(x, x, n_boot=1000).p_value == pytest.approx(501 / 1001)
+    # every resampled difference is 0, as large as the observed one: no evidence of a difference
+    assert paired_system_test(x, x, n_boot=1000).p_value == 1.0
+    assert paired_system_test(x, x, n_boot=1000, method="ar").p_value == 1.0
 
 
-def test_no_difference_in_the_mean_gives_about_one_half():
-    # Per-example differences of +-0.1 that cancel exactly: the resampled mean difference is
-    # symmetric about 0, so the system wins about half of the resamples.
+def test_no_difference_in_the_mean_gives_a_large_p():
+    # Per-example differences of +-0.1 that cancel exactly: nothing to explain, p far above 0.05.
     base = np.full(200, 0.5)
     system = base + np.tile([0.1, -0.1], 100)
-    test = paired_system_test(base, system, n_boot=2000, seed=3)
-    assert abs(test.delta) < 1e-12 and 0.4 < test.p_value < 0.6
+    for method in ("bs", "ar"):
+        test = paired_system_test(base, system, n_boot=2000, seed=3, method=method)
+        assert abs(test.delta) < 1e-12 and test.p_value > 0.5, method
+
+
+def test_approximate_randomisation_is_scipys_permutation_test():
+    from scipy import stats as sp
+
+    base, system = _scores(60, 1), _scores(60, 2, shift=0.03)
+    got = paired_system_test(base, system, n_boot=999, seed=4, method="ar")
+    want = sp.permutation_test((base, system), lambda b, s, axis: np.mean(s - b, axis=axis), vectorized=True,
+                               permutation_type="samples", n_resamples=999, alternative="two-sided",
+                               random_state=np.random.default_rng(4))
+    assert got.p_value == want.pvalue and got.delta == pytest.approx(system.mean() - base.mean())
+    assert paired_system_test(base, system, 999, seed=4, method="ar") == got  # seeded
+
+
+def test_validate_and_score_share_one_p_value_rule():
+    # Issue 23.9: validate printed p(Δρ<=0) = 0.000 while score used (1 + k) / (N + 1).
+    rng = np.random.default_rng(2)
+    h = rng.random(60)
+    good, bad = h + rng.normal(scale=0.1, size=60), rng.random(60)
+    _, p_better = validate.paired_bootstrap([(good, bad, h)], n_boot=400)
+    _, p_worse = validate.paired_bootstrap([(bad, good, h)], n_boot=400)
+    assert p_better == p_worse == pytest.approx(1 / 401)
+    assert stats.paired_p_value(np.zeros(9), 0.0) == 1.0 and stats.paired_p_value(np.array([1.0, -1.0, 3.0]), 5.0) == 0.25
+
+
+@pytest.mark.parametrize("n_boot", [1, 2, 39])
+def test_too_few_resamples_for_a_95_percent_interval_are_refused(n_boot):
+    # Issue 22.15: --bootstrap 1 / --confidence-n 1 printed one-resample "95% intervals" (and numpy warnings).
+    with pytest.raises(ValueError, match=rf"n_boot must be an integer >= {stats.MIN_RESAMPLES}"):
+        system_confidence(_scores(50), n_boot=n_boot)
+    with pytest.raises(ValueError, match=rf"n_boot must be an integer >= {stats.MIN_RESAMPLES}"):
+        paired_system_test(_scores(50), _scores(50, 1), n_boot=n_boot)
+    with pytest.raises(ValueError, match=rf"n_boot must be 0 \(no intervals\) or at least {stats.MIN_RESAMPLES}"):
+        stats.correlation_stats(_scores(50), _scores(50, 1), (0, 1), n_boot=n_boot)
+    assert stats.MIN_RESAMPLES == 40  # 2 / (1 - 0.95): one resample beyond each bound of the interval
+
+
+def test_human_scores_outside_the_human_range_are_refused():
+    # Issue 22.15: --human-range 0 1 on 0-5 data was accepted (MSE 7.1).
+    h = np.linspace(0, 5, 30)
+    with pytest.raises(ValueError, match=r"human scores run from 0 to 5, outside the human range 0\.\.1"):
+        stats.correlation_stats(h / 5, h, (0, 1), n_boot=0)
+    assert stats.correlation_stats(h / 5, h, (0, 5), n_boot=0)["mse"] == pytest.approx(0.0)
 
 
 def test_paired_test_is_seeded():
@@ -97,16 +144,16 @@ def test_paired_test_is_seeded():
     (dict(values=[0.1, float("nan"), 0.3]), ValueError, r"values\[1\] is nan; scores must be finite"),
     (dict(values=[[0.1, 0.2], [0.3, 0.4]]), ValueError, r"values must be one-dimensional"),
     (dict(values=["a", "b"]), TypeError, r"values must be a sequence of numbers"),
-    (dict(n_boot=0), ValueError, r"n_boot must be an integer >= 1, got 0"),
-    (dict(n_boot=10.5), ValueError, r"n_boot must be an integer >= 1, got 10.5"),
-    (dict(n_boot=True), ValueError, r"n_boot must be an integer >= 1, got True"),
+    (dict(n_boot=0), ValueError, r"n_boot must be an integer >= 40 .*, got 0"),
+    (dict(n_boot=10.5), ValueError, r"n_boot must be an integer >= 40 .*, got 10.5"),
+    (dict(n_boot=True), ValueError, r"n_boot must be an integer >= 40 .*, got True"),
     (dict(seed=-1), ValueError, r"seed must be an integer >= 0, got -1"),
     (dict(seed="0"), ValueError, r"seed must be an integer >= 0, got '0'"),
     (dict(level=1.0), ValueError, r"level must be a number strictly between 0 and 1, got 1.0"),
     (dict(level=95), ValueError, r"level must be a number strictly between 0 and 1, got 95"),
 ])
 def test_system_confidence_refuses_bad_arguments(kwargs, error, message):
-    args = {"values": [0.1, 0.2, 0.3], "n_boot": 10, "seed": 0, **kwargs}
+    args = {"values": [0.1, 0.2, 0.3], "n_boot": 100, "seed": 0, **kwargs}
     with pytest.raises(error, match=message):
         system_confidence(**args)
 
@@ -118,8 +165,10 @@ def test_paired_test_refuses_bad_arguments():
         paired_system_test([0.1, 0.2], [float("inf"), 0.2])
     with pytest.raises(ValueError, match=r"baseline_values needs at least 2 scores"):
         paired_system_test([0.1], [0.2])
-    with pytest.raises(ValueError, match=r"n_boot must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"n_boot must be an integer >= 40"):
         paired_system_test([0.1, 0.2], [0.2, 0.3], n_boot=-5)
+    with pytest.raises(ValueError, match=r"method must be 'bs' \(paired bootstrap\) or 'ar'"):
+        paired_system_test([0.1, 0.2], [0.2, 0.3], method="t")
 
 
 def test_validate_reexports_the_validation_statistics():

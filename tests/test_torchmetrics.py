@@ -177,6 +177,25 @@ def test_updates_in_one_process_match_one_call_and_reset_clears():
     assert empty["f1"] == [] and empty["mean_f1"] == 0.0
 
 
+def test_bootstrap_intervals_come_from_the_gathered_scores_not_from_bootstrapper():
+    # Issue 23.11: BootStrapper(WRDScore()) raised a bare TypeError. It resamples tensor inputs along
+    # dim 0 and stacks tensor outputs; text in, a dict out cannot be wrapped (docs/distributed.md says
+    # why), and the gathered per-example scores give the interval `wrdscore score --confidence` gives.
+    from torchmetrics.wrappers import BootStrapper
+
+    from wrd_score.stats import system_confidence
+
+    metric = WRDScore()
+    metric.update(PREDS, REFS)
+    gathered = system_confidence(metric.compute()["f1"], n_boot=500, seed=0)
+    assert gathered == system_confidence(WRDScorer().score(PREDS, REFS)["f1"], n_boot=500, seed=0)
+    assert gathered.low <= gathered.mean <= gathered.high
+    with pytest.raises(TypeError):
+        BootStrapper(WRDScore()).update(PREDS, REFS)
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "distributed.md").read_text(encoding="utf-8")
+    assert "BootStrapper" in doc and "system_confidence(metric.compute()[\"f1\"]" in doc
+
+
 def test_indexes_put_examples_back_in_order_and_drop_repeats():
     metric = WRDScore()
     order = [3, 0, 2, 1, 0]  # example 0 twice, as DistributedSampler padding repeats it

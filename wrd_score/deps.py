@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["EXTRAS", "require", "MissingDependency"]
+__all__ = ["EXTRAS", "require", "MissingDependency", "install_hint"]
 
 #: extra -> what it is for (the ``[project.optional-dependencies]`` of pyproject.toml).
 EXTRAS = {
@@ -27,19 +27,29 @@ EXTRAS = {
 }
 
 
+def install_hint(extra: str) -> str:
+    """How to install ``extra``: the form that works from a checkout, since no release is on the
+    package index yet (``pip install 'wrd-score[extra]'`` would find nothing).
+
+    >>> install_hint("plot")
+    "pip install '.[plot]' (from the repository root)"
+    """
+    return f"pip install '.[{extra}]' (from the repository root)"
+
+
 class MissingDependency(ImportError):
     """An optional dependency is not installed; the message names the extra that installs it."""
 
 
 def require(module: str, extra: str) -> ModuleType:
-    """Import ``module`` or raise :class:`MissingDependency` naming ``pip install 'wrd-score[extra]'``.
+    """Import ``module`` or raise :class:`MissingDependency` naming the extra (:func:`install_hint`).
 
     >>> require("math", "plot").sqrt(4.0)
     2.0
     >>> require("no_such_module_xyz", "plot")
     Traceback (most recent call last):
     ...
-    wrd_score.deps.MissingDependency: no_such_module_xyz is not installed; it is needed for figures (matplotlib, pandas): pip install 'wrd-score[plot]'
+    wrd_score.deps.MissingDependency: no_such_module_xyz is not installed; it is needed for figures (matplotlib, pandas): pip install '.[plot]' (from the repository root)
     """
     if extra not in EXTRAS:
         raise ValueError(f"extra must be one of {list(EXTRAS)}, got {extra!r}")
@@ -48,4 +58,4 @@ def require(module: str, extra: str) -> ModuleType:
     except ImportError as exc:
         missing = getattr(exc, "name", None) or module.split(".")[0]
         raise MissingDependency(f"{missing} is not installed; it is needed for {EXTRAS[extra]}: "
-                                f"pip install 'wrd-score[{extra}]'") from None
+                                f"{install_hint(extra)}") from None

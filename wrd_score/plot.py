@@ -59,11 +59,31 @@ def _figure(width: float, height: float, dpi: int = DPI) -> "Figure":
     return fig
 
 
-def _save_png(fig: "Figure", path: Any, dpi: int = DPI) -> str:
+def figure_format(path: Any) -> str:
+    """The file format ``path``'s suffix names (``.png``, ``.pdf``, ``.svg``, ...: what matplotlib
+    writes without LaTeX), or a one-line ``ValueError`` naming the suffixes it can write.
+
+    >>> figure_format("pair.PDF"), figure_format("grid.png")
+    ('pdf', 'png')
+    """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"output path must be a file path (str), got {type(path).__name__}")
+    _, _, FigureCanvasAgg = _matplotlib()
+    known = set(FigureCanvasAgg.get_supported_filetypes()) - {"pgf"}  # pgf needs a LaTeX install
+    formats = [f for f in ("png", "pdf", "svg") if f in known] + sorted(known - {"png", "pdf", "svg"})
+    suffix = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
+    if suffix not in formats:
+        got = f"'.{suffix}'" if suffix else "no suffix"
+        raise ValueError(f"output {os.fspath(path)!r} must end in a figure format ({', '.join('.' + f for f in formats)}), "
+                         f"got {got}")
+    return suffix
+
+
+def _save_figure(fig: "Figure", path: Any, dpi: int = DPI) -> str:
+    """Write ``fig`` at once, in the format its suffix names (:func:`figure_format`)."""
+    fmt = figure_format(path)
     with atomic_write(path, "wb", encoding=None) as handle:
-        fig.savefig(handle, format="png", dpi=dpi)
+        fig.savefig(handle, format=fmt, dpi=dpi)
     return os.fspath(path)
 
 
@@ -154,11 +174,11 @@ def alignment_figure(detail: PairDetail, *, title: Optional[str] = None, footer:
         heading = f"{title}\n{heading}"
 
     def decorate(fig: "Figure") -> None:  # before the layout is fitted: heading and footer take room
-        fig.suptitle(heading, fontsize=11)
+        fig.suptitle(heading, fontsize=11, parse_math=False)  # texts are literal: '$' is never mathtext
         if footer:
             # Wrapped at its "|" to the figure's width at the footer's font (about 0.55 em a character).
             chars = max(40, int(fig.get_figwidth() * 72 / (0.55 * 7)))
-            fig.supxlabel(_wrap(footer.replace("$", r"\$"), chars), fontsize=7, color="0.35")
+            fig.supxlabel(_wrap(footer, chars), fontsize=7, color="0.35", parse_math=False)
 
     if m == 0 or n == 0:
         fig = _empty_figure(detail, dpi)
@@ -360,13 +380,16 @@ def plot_alignment(prediction: str, reference: str, *, scorer: Any = None,
 def show(prediction: str, reference: str, output_png: str, *, dpi: int = DPI, **options: Any) -> str:
     """Write the alignment figure of one pair to ``output_png`` (what ``wrdscore show`` runs); return its path.
 
-    The file is written at once (a partial PNG never stands under that name).  ``options`` are as
-    for :func:`plot_alignment` (``scorer=``, ``idf=`` or :class:`wrd_score.Options` fields).
+    The format is the one the suffix names (``.png``, ``.pdf``, ``.svg``, ...; :func:`figure_format`,
+    checked before any scoring).  The file is written at once (a partial file never stands under
+    that name).  ``options`` are as for :func:`plot_alignment` (``scorer=``, ``idf=`` or
+    :class:`wrd_score.Options` fields).
     """
     if not isinstance(output_png, (str, os.PathLike)):
         raise TypeError(f"output_png must be a file path (str), got {type(output_png).__name__}")
+    figure_format(output_png)
     fig = plot_alignment(prediction, reference, dpi=dpi, **options)
-    return _save_png(fig, output_png, dpi)
+    return _save_figure(fig, output_png, dpi)
 
 
 def histogram_figure(f1: Sequence[float]) -> "Figure":
@@ -407,7 +430,8 @@ def plot_scatter(human: Any, scores: Mapping[str, Any], path: str, *, human_labe
     Args:
         human: the human score of each row.
         scores: metric label -> the metric's score of each row (as many as ``human``).
-        path: the PNG to write (at once: a partial file never stands under that name).
+        path: the figure to write, in the format its suffix names (at once: a partial file never
+            stands under that name).
         human_label: the x axis' label; title: the figure's heading.
         rho: metric label -> Spearman's ρ with the human score, shown in the panel titles.
 
@@ -449,21 +473,22 @@ def plot_scatter(human: Any, scores: Mapping[str, Any], path: str, *, human_labe
         value = rho.get(label, float("nan"))
         shown = f"{value:.3f}" if math.isfinite(value) else "–"
         ax.set_title(f"{label if len(label) <= 40 else label[:39] + '…'}\nSpearman ρ = {shown}   n = {x.size}",
-                     fontsize=9)
+                     fontsize=9, parse_math=False)
         ax.grid(True, color="0.9", linewidth=0.6, zorder=0)
         ax.tick_params(labelsize=8)
         if k % ncols == 0:
             ax.set_ylabel("metric score", fontsize=9)
-        if k + ncols >= n:  # nothing drawn below: this panel carries the x axis
-            ax.set_xlabel(human_label, fontsize=9)
-            ax.xaxis.set_tick_params(labelbottom=True)
+        # Every panel carries its x axis: a panel read alone (the first of a row with a panel below
+        # it had none) still says what its points are plotted against.
+        ax.set_xlabel(human_label, fontsize=9, parse_math=False)
+        ax.xaxis.set_tick_params(labelbottom=True)
     for ax in axes[n:]:
         ax.set_visible(False)
     axes[0].set_xlim(*_finite_range([human], (0.0, 1.0)))
     axes[0].set_ylim(*_finite_range(list(columns.values()), (0.0, 1.0)))
     lines = [ax.lines[0] for ax in axes[:n] if ax.lines]
     if lines:  # outside the panels, where it covers no point
-        fig.legend(handles=lines[:1], loc="outside upper right", fontsize=8, frameon=False)
+        fig.legend(handles=lines[:1], loc="outside lower right", fontsize=8, frameon=False)
     if title:
-        fig.suptitle(title, fontsize=11)
-    return _save_png(fig, path, dpi)
+        fig.suptitle(title, fontsize=11, parse_math=False)
+    return _save_figure(fig, path, dpi)

@@ -19,6 +19,7 @@ Give the dataset at least ``num_actors`` blocks (``read_parquet`` of several fil
 # This module is wrd_score.ray; `import ray` below is the ray package (absolute imports only).
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional
 
@@ -77,7 +78,8 @@ class _ScoreBatches:
 
 
 def _positive(name: str, value: Any, allow_zero: bool = False) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (value == 0 and not allow_zero):
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0
+            or (value == 0 and not allow_zero)):
         raise ValueError(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number, got {value!r}")
     return value
 
@@ -110,6 +112,9 @@ def map_scores(ds: Any, predictions: str = "prediction", references: str = "refe
     _positive("num_cpus", num_cpus)
     _positive("num_gpus", num_gpus, allow_zero=True)
     columns = ds.columns()
+    if columns is None:  # Ray's schema of a dataset with no rows, e.g. ray.data.from_items([])
+        raise ValueError(f"ds has no columns (a dataset without rows has none); it needs a {predictions!r} and a "
+                         f"{references!r} column")
     for arg, column in (("predictions", predictions), ("references", references)):
         if column not in columns:
             raise ValueError(f"{arg}={column!r} is not a column of the dataset; columns: {columns}")

@@ -22,7 +22,7 @@ from .backends.base import Encoded
 from .transport import emd_plan
 from .weights import normalise
 
-__all__ = ["VARIANTS", "empty_pair_score", "empty_text_key", "best_of", "cosine_matrix", "prf_from_plan", "f1_score", "PairDetail", "pair_detail", "pair_scores",
+__all__ = ["VARIANTS", "cosine_range", "empty_pair_score", "empty_text_key", "best_of", "cosine_matrix", "prf_from_plan", "f1_score", "PairDetail", "pair_detail", "pair_scores",
            "score_pairs"]
 
 VARIANTS = ("paper", "wrd")
@@ -139,9 +139,17 @@ def prf_from_plan(cos: np.ndarray, flow: np.ndarray, mass_p: np.ndarray, variant
         precision = float(np.dot(mass_p, cos.max(axis=1)))
     else:
         raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
-    # Sums of products can overshoot the cosine range by an ulp; keep the documented range
-    # ([0, 1] with clipping, [-1, 1] without).
-    return min(max(precision, -1.0), 1.0), min(max(recall, -1.0), 1.0)
+    return cosine_range(precision), cosine_range(recall)
+
+
+def cosine_range(value: float) -> float:
+    """A weighted mean of cosines, held to the cosine range: sums of products can overshoot it by
+    ulps (1.0000000000000002 for identical texts).  With clipped cosines the result is in [0, 1].
+
+    >>> cosine_range(1.0000000000000002), cosine_range(-1.5), cosine_range(0.25)
+    (1.0, -1.0, 0.25)
+    """
+    return min(max(value, -1.0), 1.0)
 
 
 def _count_mean(values: np.ndarray, counts: Optional[np.ndarray], keep: np.ndarray) -> float:

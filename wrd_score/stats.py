@@ -21,13 +21,19 @@ How the system statistics relate to sacreBLEU's ``--confidence`` and ``--paired-
 * sacreBLEU reports ``mu ± h``: the mean of the bootstrap scores and half the distance between the
   order statistics ``n//40`` and ``n - n//40 - 1``.  Here: the observed mean and the percentile
   interval ``[low, high]`` (interpolated, not forced to be symmetric), at a chosen level.
-* sacreBLEU's paired p-value is two-sided: ``(1 + #{|d*| - mean|d*| > |d|}) / (B + 1)`` with ``d``
-  the score difference.  Here it is one-sided, for the hypothesis "the system is not better than the
-  baseline": ``(1 + #{d* < 0} + #{d* = 0} / 2) / (B + 1)``, Koehn's (2004) count of resamples the
-  system does not win, ties counted half, with sacreBLEU's ``+1`` so that a finite number of
-  resamples never claims ``p = 0``.  So a system worse than the baseline gets ``p`` near 1 (sacreBLEU:
-  small, "different"), and a system identical to it gets ``p`` about 0.5 (sacreBLEU 2.6:
-  ``1/(B+1)``, because ``0 > 0`` never counts).
+* The paired p-value has sacreBLEU's meaning (``--paired-bs``, ``--paired-ar``): the probability
+  that a difference at least as large as the observed one arises by chance when the two systems
+  do not differ; two-sided, so a clearly worse system gets a small p too, and the sign of ``delta``
+  says which way.  One rule, :func:`paired_p_value`, for every paired bootstrap (``score
+  --paired-bs`` and the Δρ test of ``validate``): the resampled differences are centred on 0 (the
+  null hypothesis) and ``p = (1 + #{|d* - mean(d*)| >= |d|}) / (B + 1)``, sacreBLEU's ``+1`` so
+  that a finite number of resamples never claims ``p = 0``.  sacreBLEU 2.6 centres ``|d*|`` instead
+  of ``d*`` and counts ``>`` (so identical systems get ``1/(B+1)``); here identical systems get
+  ``p = 1``.  Approximate randomisation (:func:`paired_system_test` with ``method="ar"``) is
+  :func:`scipy.stats.permutation_test` (paired: each example's two scores swapped at random,
+  two-sided, the same ``+1``).
+* Every interval and test needs at least :data:`MIN_RESAMPLES` resamples (40: one resample beyond
+  each bound of a 95% interval, and a smallest p of 1/41 < 0.05).
 * sacreBLEU takes its seed from the environment variable ``SACREBLEU_SEED`` (default 12345).  Here
   the seed is an argument (``--seed``, default 0) and the command's signature records it.
 * As in sacreBLEU, every system is resampled with the same indices (same seed, same ``n``), so
@@ -42,8 +48,8 @@ from typing import Any, Dict, NamedTuple, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["correlation_stats", "paired_bootstrap", "Confidence", "system_confidence", "PairedTest",
-           "paired_system_test"]
+__all__ = ["correlation_stats", "paired_bootstrap", "paired_p_value", "Confidence", "system_confidence", "PairedTest",
+           "paired_system_test", "check_resamples", "MIN_RESAMPLES", "PAIRED_METHODS"]
 
 CORRELATIONS = ("pearson", "spearman", "kendall")
 # Resampled values held at once by scipy.stats.bootstrap (its batches never change a result).
@@ -84,6 +90,45 @@ def _statistic(name: str, x: np.ndarray, y: np.ndarray) -> float:
 #: matrix may hold (2**28 int64 cells: 2 GiB). Percentile intervals are stable to 3 decimals long before.
 MAX_RESAMPLES = 100_000
 MAX_RESAMPLED_CELLS = 1 << 28
+#: Fewest resamples an interval or a paired test may rest on: 2 / (1 - 0.95) = 40 puts at least one
+#: resample beyond each bound of a 95% percentile interval (fewer printed one-resample "intervals"),
+#: and the smallest paired p, 1/41, is below 0.05.
+MIN_RESAMPLES = 40
+#: Paired tests: ``bs`` paired bootstrap resampling, ``ar`` approximate randomisation (sacreBLEU's names).
+PAIRED_METHODS = ("bs", "ar")
+
+
+def paired_p_value(resampled: np.ndarray, observed: float) -> float:
+    """The one paired p-value rule (sacreBLEU's meaning, module docstring): the share of resampled
+    differences, centred on 0, at least as far from 0 as the observed one, with ``+1`` on both sides.
+
+    >>> paired_p_value(np.array([1.0, -1.0, 3.0]), 5.0), paired_p_value(np.zeros(9), 0.0)
+    (0.25, 1.0)
+    """
+    centred = np.abs(resampled - np.mean(resampled))
+    return float((1 + np.count_nonzero(centred >= abs(observed))) / (len(resampled) + 1))
+
+
+def check_resamples(n_boot: Any, name: str = "n_boot", off: bool = False) -> None:
+    """Resample counts: MIN_RESAMPLES .. MAX_RESAMPLES (``off=True``: 0 too, no intervals)."""
+    if off and n_boot == 0 and not isinstance(n_boot, bool):
+        return
+    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < MIN_RESAMPLES:
+        lead = f"{name} must be 0 (no intervals) or at least {MIN_RESAMPLES}" if off else \
+            f"{name} must be an integer >= {MIN_RESAMPLES}"
+        raise ValueError(f"{lead} (a 95% interval needs one resample beyond each bound), got {n_boot!r}")
+    if n_boot > MAX_RESAMPLES:
+        raise ValueError(f"{name} must be at most {MAX_RESAMPLES:,}, got {n_boot}")
+
+
+def check_human_range(human: np.ndarray, human_range: Tuple[float, float]) -> None:
+    """Refuse a human range that does not hold the (finite) human scores: MSE and MAE against the
+    wrong scale are meaningless (0..1 on 0..5 data gave MSE 7.1)."""
+    lo, hi = human_range
+    finite = human[np.isfinite(human)]
+    if finite.size and (finite.min() < lo or finite.max() > hi):
+        raise ValueError(f"the human scores run from {finite.min():g} to {finite.max():g}, outside the human range "
+                         f"{lo:g}..{hi:g}; give the range of the scale they are on")
 
 
 def _bootstrap_indices(n: int, n_boot: int, seed: int) -> np.ndarray:
@@ -117,8 +162,10 @@ def correlation_stats(scores: Sequence[float], human: Sequence[float], human_ran
     lo, hi = map(float, human_range)
     if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
         raise ValueError(f"human_range must be two finite numbers LO < HI, got {human_range!r}")
+    check_resamples(n_boot, off=True)
     keep = np.isfinite(x) & np.isfinite(y)
     x, y = x[keep], y[keep]
+    check_human_range(y, (lo, hi))
     out: Dict[str, Any] = {"n": int(keep.sum()), "n_dropped": int((~keep).sum())}
     idx = _bootstrap_indices(len(x), n_boot, seed) if len(x) and n_boot > 0 else None
     for name in CORRELATIONS:
@@ -142,13 +189,15 @@ def paired_bootstrap(groups: Sequence[Tuple[np.ndarray, np.ndarray, np.ndarray]]
 
     ``groups`` holds ``(a, b, human)`` arrays per group (one group without ``--group-by``); rows
     are resampled jointly within each group and the per-group differences averaged.  Returns the
-    observed mean difference and the share of resamples in which it is <= 0.
+    observed mean difference and its paired p-value (:func:`paired_p_value`: the probability that a
+    difference this large arises by chance; two-sided, the sign of the difference says which way).
 
     >>> h = np.arange(30.0); good = h + 0.1 * np.sin(h); bad = np.cos(h)
     >>> diff, p = paired_bootstrap([(good, bad, h)], n_boot=200)
-    >>> diff > 0.5, p
-    (True, 0.0)
+    >>> diff > 0.5, p == 1 / 201
+    (True, True)
     """
+    check_resamples(n_boot, off=True)  # 0: the observed difference only, p undefined (NaN)
     observed = []
     boots = []
     for g, (a, b, h) in enumerate(groups):
@@ -168,9 +217,9 @@ def paired_bootstrap(groups: Sequence[Tuple[np.ndarray, np.ndarray, np.ndarray]]
         diff = np.nanmean(np.vstack(boots), axis=0) if len(boots) > 1 else boots[0]
         delta = float(np.nanmean(observed))
     diff = diff[np.isfinite(diff)]
-    if not diff.size:
+    if not diff.size or not math.isfinite(delta):
         return delta, float("nan")
-    return delta, float(np.mean(diff <= 0))
+    return delta, paired_p_value(diff, delta)
 
 
 # ------------------------------------------------------------------------------------ system level
@@ -205,11 +254,9 @@ def _scores(values: Any, name: str) -> np.ndarray:
 
 
 def _check_resampling(n_boot: Any, seed: Any) -> None:
-    for name, value, low in (("n_boot", n_boot, 1), ("seed", seed, 0)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    if n_boot > MAX_RESAMPLES:
-        raise ValueError(f"n_boot must be at most {MAX_RESAMPLES:,}, got {n_boot}")
+    check_resamples(n_boot)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
 
 
 def _bootstrap_means(x: np.ndarray, n_boot: int, seed: int, level: float) -> Any:
@@ -248,23 +295,27 @@ def system_confidence(values: Sequence[float], n_boot: int = 1000, seed: int = 0
 
 
 def paired_system_test(baseline_values: Sequence[float], system_values: Sequence[float], n_boot: int = 1000,
-                       seed: int = 0) -> PairedTest:
-    """Paired bootstrap test of "the system is not better than the baseline" on the same examples.
+                       seed: int = 0, method: str = "bs") -> PairedTest:
+    """Paired test of a system against a baseline on the same examples, sacreBLEU's ``--paired-bs``
+    (``method="bs"``) or ``--paired-ar`` (``"ar"``).
 
-    Examples are resampled jointly (the per-example differences ``system - baseline`` are
-    resampled, with the indices :func:`system_confidence` draws for the same seed); ``p_value`` is
-    ``(1 + #{resampled delta < 0} + #{resampled delta == 0} / 2) / (n_boot + 1)``: small when the
-    system wins nearly every resample, about 0.5 when the two do not differ, near 1 when the system
-    is worse.  ``delta`` is ``mean(system) - mean(baseline)``.  See the module docstring for how
-    this differs from sacreBLEU's ``--paired-bs``.
+    ``delta`` is ``mean(system) - mean(baseline)``; ``p_value`` the probability that a difference
+    at least that large arises by chance when the two do not differ (two-sided: small for a clearly
+    better and for a clearly worse system; 1 for identical ones).  ``bs``: the per-example
+    differences are resampled ``n_boot`` times with the indices :func:`system_confidence` draws for
+    the same seed, and :func:`paired_p_value` counts.  ``ar``: :func:`scipy.stats.permutation_test`
+    swaps each example's two scores at random ``n_boot`` times (exact when ``2**n`` is smaller); its
+    two-sided p doubles the smaller one-sided one, so its least value is ``2 / (n_boot + 1)``.
 
     >>> base = [0.2, 0.4, 0.6, 0.8, 1.0] * 20
     >>> better = [min(1.0, v + 0.1) for v in base]
     >>> test = paired_system_test(base, better, n_boot=999)
     >>> round(test.delta, 6), test.p_value
     (0.08, 0.001)
-    >>> paired_system_test(base, base, n_boot=999).p_value  # every resample a tie: (1 + 999/2) / 1000
-    0.5005
+    >>> paired_system_test(base, base, n_boot=999).p_value  # no difference at all
+    1.0
+    >>> paired_system_test(better, base, n_boot=999, method="ar").p_value  # worse: as unlikely by chance
+    0.002
     """
     b = _scores(baseline_values, "baseline_values")
     s = _scores(system_values, "system_values")
@@ -272,6 +323,19 @@ def paired_system_test(baseline_values: Sequence[float], system_values: Sequence
         raise ValueError(f"baseline_values and system_values must score the same examples, got {len(b)} and "
                          f"{len(s)} scores")
     _check_resampling(n_boot, seed)
+    if method not in PAIRED_METHODS:
+        raise ValueError(f"method must be 'bs' (paired bootstrap) or 'ar' (approximate randomisation), got {method!r}")
+    delta = float(np.mean(s) - np.mean(b))
+    if method == "ar":
+        from scipy import stats
+
+        test = stats.permutation_test((b, s), _mean_difference, vectorized=True, permutation_type="samples",
+                                      n_resamples=n_boot, alternative="two-sided",
+                                      random_state=np.random.default_rng(seed))
+        return PairedTest(delta, float(test.pvalue))
     deltas = _bootstrap_means(s - b, n_boot, seed, 0.95).bootstrap_distribution
-    not_better = np.count_nonzero(deltas < 0) + 0.5 * np.count_nonzero(deltas == 0)
-    return PairedTest(float(np.mean(s) - np.mean(b)), float((1 + not_better) / (n_boot + 1)))
+    return PairedTest(delta, paired_p_value(deltas, delta))
+
+
+def _mean_difference(b: np.ndarray, s: np.ndarray, axis: int) -> np.ndarray:
+    return np.mean(s - b, axis=axis)

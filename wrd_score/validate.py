@@ -6,9 +6,10 @@ first columns ``id prediction reference human``, missing numbers ``nan``.
 For every metric the harness reports Pearson, Spearman and Kendall correlations with the human
 column, each with a 95% percentile-bootstrap confidence interval (rows resampled with
 ``numpy.random.default_rng(seed)``), MSE and MAE against the human score mapped to [0, 1], and a
-paired bootstrap test of the reference WRDScore metric against every other metric: the share of
-joint resamples of rows in which ``spearman(reference) - spearman(other) <= 0`` (a one-sided
-p-value for "WRDScore correlates better").  Rows whose human value is missing are dropped (and
+paired bootstrap test of the reference WRDScore metric against every other metric: Δρ =
+``spearman(reference) - spearman(other)`` and its p-value with sacreBLEU's meaning (the probability
+that a difference this large arises by chance; two-sided, :func:`wrd_score.stats.paired_p_value`,
+the rule ``wrdscore score --paired-bs`` uses).  Rows whose human value is missing are dropped (and
 counted); so are rows where a metric's own value is missing (a numeric column with ``nan``).
 The statistics themselves are :func:`wrd_score.stats.correlation_stats` and
 :func:`wrd_score.stats.paired_bootstrap`.
@@ -44,12 +45,12 @@ from .deps import require
 from .files import atomic_write, numeric_column, read_table
 from .metric import Options, WRDScorer
 from .metrics import get_metric
-from .metrics import metric_names
+from .metrics import column_name, metric_names
 from .metrics.base import metric_factory, metric_options
 from .metrics.embedding import BACKEND_OPTIONS
 from .plot import plot_scatter as draw_scatter
 from .stream import score_chunked
-from .stats import CORRELATIONS, correlation_stats, paired_bootstrap
+from .stats import CORRELATIONS, check_human_range, check_resamples, correlation_stats, paired_bootstrap
 
 __all__ = ["MetricSpec", "parse_metric", "read_judgments", "correlation_stats", "paired_bootstrap",
            "ValidationResult", "validate", "DEFAULT_METRICS", "all_metrics"]
@@ -101,8 +102,12 @@ def all_metrics() -> Tuple[str, ...]:
     return metric_names(bundles=False)
 
 
-def parse_metric(spec: str) -> MetricSpec:
+def parse_metric(spec: str, options: Optional[Mapping[str, Any]] = None) -> MetricSpec:
     """Parse ``NAME[:key=value,...]`` (``column:NAME`` takes a column name or pattern).
+
+    The default label starts with the metric's one column name (:func:`column_name`), which for
+    BERTScore and MoverScore names the backend the spec runs on (its own ``backend=``, else the
+    command's ``options``, else the default): ``bertscore-rule[static]``.
 
     >>> parse_metric("wrdscore:variant=wrd,embedding=glove-6b-50d")
     MetricSpec(kind='wrdscore', settings=(('embedding', 'glove-6b-50d'), ('variant', 'wrd')), label='wrdscore[embedding=glove-6b-50d,variant=wrd]', score_field='f1')
@@ -159,7 +164,9 @@ def parse_metric(spec: str) -> MetricSpec:
     if label is None:
         inner = ",".join(f"{k}={v}" for k, v in items)
         suffix = "" if score_field == "f1" else f".{score_field}"
-        label = (f"{name}[{inner}]" if inner else name) + suffix
+        backend = settings.get("backend", (options or {}).get("backend", Options.backend))
+        head = column_name(name, backend)
+        label = (f"{head}[{inner}]" if inner else head) + suffix
     return MetricSpec(name, items, label, score_field)
 
 
@@ -198,12 +205,14 @@ def _numeric_columns(frame, exclude: Sequence[str]) -> List[str]:
     return out
 
 
-def expand_metrics(specs: Sequence[str], frame, human: str, strict: bool = True) -> List[MetricSpec]:
-    """Parse specs and expand ``column:`` patterns against the file's numeric columns."""
+def expand_metrics(specs: Sequence[str], frame, human: str, strict: bool = True,
+                   options: Optional[Mapping[str, Any]] = None) -> List[MetricSpec]:
+    """Parse specs (:func:`parse_metric`, with the command's ``options``) and expand ``column:``
+    patterns against the file's numeric columns."""
     out: List[MetricSpec] = []
     numeric = None
     for text in specs:
-        spec = parse_metric(text)
+        spec = parse_metric(text, options)
         if spec.kind != "column":
             out.append(spec)
             continue
@@ -302,15 +311,15 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
     import pandas as pd
     from tqdm.auto import tqdm
 
-    if not isinstance(n_boot, int) or n_boot < 0:
-        raise ValueError(f"n_boot must be a non-negative integer, got {n_boot!r}")
+    check_resamples(n_boot, off=True)
     if group_by is not None and group_by not in frame.columns:
         raise ValueError(f"group_by column {group_by!r} is not in {path!r}; its columns are {list(frame.columns)}")
-    specs = expand_metrics(list(metrics), frame, human, strict=tuple(metrics) != DEFAULT_METRICS)
+    specs = expand_metrics(list(metrics), frame, human, strict=tuple(metrics) != DEFAULT_METRICS, options=options)
     if not specs:
         raise ValueError("no metrics to validate")
     humans = np.asarray(frame[human], dtype=np.float64)
     rng = _human_range(humans, human_range)
+    check_human_range(humans, rng)  # before any metric is scored
     options = dict(options or {})
     labels = [s.label for s in specs]
     if reference is None:
@@ -351,11 +360,11 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
         ref_values = table[reference].to_numpy()
         for row in result.rows:
             if row["metric"] == reference:
-                row["delta_spearman"], row["p_le0"] = float("nan"), float("nan")
+                row["delta_spearman"], row["p_value"] = float("nan"), float("nan")
                 continue
             other = table[row["metric"]].to_numpy()
             chosen = groups if row["group"] in (None, "mean") else [(g, r) for g, r in groups if g == row["group"]]
-            row["delta_spearman"], row["p_le0"] = paired_bootstrap(
+            row["delta_spearman"], row["p_value"] = paired_bootstrap(
                 [(ref_values[r], other[r], humans[r]) for _, r in chosen], n_boot, seed)
     return result
 
@@ -422,11 +431,12 @@ def format_markdown(result: ValidationResult) -> str:
     head = (f"**{os.path.basename(result.path)}** (human: `{result.human}`, range {lo:g}..{hi:g} -> [0, 1] for "
             f"MSE/MAE; 95% bootstrap CIs, {result.n_boot} resamples, seed {result.seed}")
     if result.reference_metric:
-        head += f"; p = P(Δρ ≤ 0) vs `{result.reference_metric}`, paired bootstrap"
+        head += (f"; Δρ = ρ(`{result.reference_metric}`) − ρ(row), p = the chance of a |Δρ| this large if the "
+                 "two did not differ, paired bootstrap")
     head += ")"
     cols = (["group"] if result.group_by else []) + ["metric", "n", "Pearson", "Spearman", "Kendall", "MSE", "MAE"]
     if result.reference_metric:
-        cols += ["Δρ", "p(Δρ≤0)"]
+        cols += ["Δρ", "p"]
     lines = [head, "", "| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     for row in result.rows:
         n = str(row["n"]) + (f" (-{row['n_dropped']})" if row["n_dropped"] else "")
@@ -434,7 +444,7 @@ def format_markdown(result: ValidationResult) -> str:
             f"`{row['metric']}`", n, _fmt_ci(row, "pearson"), _fmt_ci(row, "spearman"), _fmt_ci(row, "kendall"),
             _fmt(row["mse"]), _fmt(row["mae"])]
         if result.reference_metric:
-            cells += [_fmt(row.get("delta_spearman")), _fmt(row.get("p_le0"))]
+            cells += [_fmt(row.get("delta_spearman")), _fmt(row.get("p_value"))]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -31,9 +31,47 @@ COMMANDS: Dict[str, str] = {
 }
 
 
+class UsageError(Exception):
+    """argparse's refusal of a command line, kept so that :func:`main` can add a hint to it."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+
+
+class _Parser(argparse.ArgumentParser):
+    # Subcommand parsers are made by add_parser with the parent's class, so they raise too.
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(self, message)
+
+
+def habit_hint(argv: List[str]) -> str:
+    """The right form of a sacreBLEU-style command line (``sacrebleu REFS -i CANDS``, or flags with
+    no command), or "" when the line is not one.
+
+    >>> habit_hint(["score", "refs.txt", "-i", "cands.txt"])
+    "sacreBLEU's 'sacrebleu REFS -i CANDS' is 'wrdscore score -c cands.txt -r refs.txt' here"
+    >>> habit_hint(["-c", "a", "-r", "b"])
+    "name the command first: 'wrdscore score -c a -r b'"
+    """
+    words = list(argv)
+    command = words[0] if words and words[0] in COMMANDS else ""
+    rest = words[1:] if command else words
+    for flag in ("-i", "--input"):
+        if flag in rest:
+            at = rest.index(flag)
+            cands = [w for w in rest[at + 1:] if not w.startswith("-")][:1] or ["CANDS"]
+            refs = [w for w in rest[:at] if not w.startswith("-")] or ["REFS"]
+            return (f"sacreBLEU's 'sacrebleu REFS -i CANDS' is "
+                    f"'wrdscore {command or 'score'} -c {shlex.join(cands)} -r {shlex.join(refs)}' here")
+    if not command and any(w in ("-c", "--candidates", "-r", "--references") for w in rest):
+        return f"name the command first: 'wrdscore score {shlex.join(rest)}'"
+    return ""
+
+
 def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     """The full parser; with ``only``, just that subcommand's module is imported (see :func:`main`)."""
-    parser = argparse.ArgumentParser(prog="wrdscore", description="WRDScore: optimal-transport text similarity.")
+    parser = _Parser(prog="wrdscore", description="WRDScore: optimal-transport text similarity.")
     parser.add_argument("--version", action="version", version=f"wrdscore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
@@ -79,7 +117,16 @@ def _dispatch(argv: Optional[List[str]]) -> int:
     # (the top-level parser has no option that takes a value).
     command = next((a for a in argv if not a.startswith("-")), "")
     parser = build_parser(only=command)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        hint = habit_hint(argv)
+        if hint:  # one line: the refusal and the form that works
+            print(f"{exc.parser.prog}: error: {exc}; {hint}", file=sys.stderr)
+        else:  # argparse's own output: usage, then the error
+            exc.parser.print_usage(sys.stderr)
+            print(f"{exc.parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
     # The command line as given (also when main() is called in-process with an argv list), for the
     # provenance that `train` and `baseline` record; sys.argv would be the caller's, e.g. pytest's.
     args._command_line = "wrdscore " + shlex.join(argv)

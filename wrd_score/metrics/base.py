@@ -6,9 +6,14 @@ A metric is configured once (its options are checked in ``__init__``) and then s
 several, the reference with the best score counts (:func:`wrd_score.scoring.best_of`).
 Metrics are found by name in a registry (:func:`get_metric`), which replaces dispatch by name
 chains in the validation harness, the comparison table and the app.
+
+Two rules hold for every registered metric because they live here, in :meth:`Metric.score`: the
+inputs are checked once, and a text of more than :data:`MAX_METRIC_TOKENS` tokens is refused before
+any metric allocates its per-pair tables (:func:`check_text_sizes`).
 """
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
@@ -16,11 +21,21 @@ from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tupl
 import numpy as np
 
 from ..scoring import best_of
-from .embedding import BACKEND_OPTIONS
+from ..tokenize import split_identifier
+from .embedding import BACKEND_OPTIONS, inputs
 from ..signature import Signature
 
-__all__ = ["MetricResult", "Metric", "register", "get_metric", "metric_names", "metric_options", "References"]
+__all__ = ["MetricResult", "Metric", "register", "get_metric", "metric_names", "metric_options", "References",
+           "MAX_METRIC_TOKENS", "check_text_sizes", "column_name"]
 
+#: Most tokens one text may bring to any registered metric (words, identifier parts and punctuation,
+#: counted by :func:`count_tokens`).  The per-pair tables of the siblings grow with the product of
+#: the two lengths: at 4,096 tokens a side a cosine matrix is 128 MiB, ROUGE-L's pure-Python LCS
+#: table 16.8 million cells (about 10 s), MoverScore's transport problem WRDScore's largest.  A
+#: 25,000-token line (still under the 1 MB line cap of the files) ended in MemoryError or ran for
+#: minutes.  Stated in SECURITY.md.
+MAX_METRIC_TOKENS = 4096
+_PUNCTUATION = re.compile(r"[^\w\s]|_")
 References = Union[Sequence[str], Sequence[Sequence[str]]]
 
 
@@ -71,16 +86,59 @@ class MetricResult:
                          + "".join(f", {k}" for k in {**self.extra, **self.details}))
 
 
+def count_tokens(text: str) -> int:
+    """How many tokens ``text`` brings at most to any metric's tokenizer: its identifier parts
+    (:func:`~wrd_score.tokenize.split_identifier`: words, camelCase and letter/digit parts) plus every
+    punctuation character (BLEU and the contextual encoder keep those as tokens).
+
+    >>> count_tokens("getCount(x) + 2"), count_tokens("")
+    (7, 0)
+    """
+    return len(split_identifier(text)) + len(_PUNCTUATION.findall(text))
+
+
+def check_text_sizes(predictions: List[str], refs: List[List[str]], given: Any = None) -> None:
+    """Refuse a text of more than :data:`MAX_METRIC_TOKENS` tokens, naming it (``predictions[i]``,
+    ``references[i]`` or ``references[i][j]`` as ``given``, the references as passed, holds it).
+
+    A text of at most that many characters passes without counting: no tokenizer makes more tokens
+    than characters.
+    """
+    def check(text: str, where: str) -> None:
+        if len(text) > MAX_METRIC_TOKENS:
+            n = count_tokens(text)
+            if n > MAX_METRIC_TOKENS:
+                raise ValueError(f"{where} has {n:,} tokens (words, identifier parts and punctuation); the limit is "
+                                 f"{MAX_METRIC_TOKENS:,} per text for every metric (see SECURITY.md)")
+
+    for i, text in enumerate(predictions):
+        check(text, f"predictions[{i}]")
+    for i, group in enumerate(refs):
+        single = given is not None and isinstance(given[i], str)
+        for j, text in enumerate(group):
+            check(text, f"references[{i}]" if single else f"references[{i}][{j}]")
+
+
 class Metric(ABC):
-    """A configured metric. Subclasses set :attr:`name` and implement :meth:`score`."""
+    """A configured metric. Subclasses set :attr:`name` and implement :meth:`_score`."""
 
     name: ClassVar[str] = ""
     #: Whether the metric runs on a WRDScore backend (and so takes the backend's options).
     uses_backend: ClassVar[bool] = False
 
-    @abstractmethod
     def score(self, predictions: Sequence[str], references: References) -> MetricResult:
-        """Score each prediction against its reference(s)."""
+        """Score each prediction against its reference(s).
+
+        The inputs are checked (a string or a list of strings per prediction) and every text is held
+        to :data:`MAX_METRIC_TOKENS` here, for every metric, before the metric's own :meth:`_score`.
+        """
+        checked, refs = inputs(predictions, references)
+        check_text_sizes(checked, refs, references)
+        return self._score(checked, refs)
+
+    @abstractmethod
+    def _score(self, predictions: List[str], references: List[List[str]]) -> MetricResult:
+        """Score checked inputs: one string per prediction, a list of strings per example."""
 
     def __call__(self, predictions: Sequence[str], references: References) -> MetricResult:
         return self.score(predictions, references)
@@ -89,13 +147,18 @@ class Metric(ABC):
 _REGISTRY: Dict[str, Tuple[Callable[..., Metric], Dict[str, Any], str]] = {}
 #: Names that stand for several registered metrics at once (``rouge``: ROUGE-1, -2 and -L).
 _BUNDLES: set = set()
+#: Metrics that are another paper's matching rule run on this library's vectors (BERTScore, MoverScore).
+_RULES: set = set()
 
 
-def register(name: str, factory: Callable[..., Metric], help: str, *, bundle: bool = False, **fixed: Any) -> None:
+def register(name: str, factory: Callable[..., Metric], help: str, *, bundle: bool = False, rule: bool = False,
+             **fixed: Any) -> None:
     """Make ``get_metric(name, **options)`` build ``factory(**fixed, **options)``.
 
     ``bundle=True`` marks a name whose metrics are also registered one by one; lists of "every
     metric" (``wrdscore validate --all-metrics``) leave it out so that no column appears twice.
+    ``rule=True`` marks a literature metric whose matching rule runs on a WRDScore backend's vectors:
+    its columns are named by :func:`column_name`.
     """
     known = _REGISTRY.get(name)
     if known is not None and (getattr(known[0], "__qualname__", None), getattr(known[0], "__module__", None)) != (
@@ -105,6 +168,21 @@ def register(name: str, factory: Callable[..., Metric], help: str, *, bundle: bo
     _REGISTRY[name] = (factory, dict(fixed), help)
     if bundle:
         _BUNDLES.add(name)
+    if rule:
+        _RULES.add(name)
+
+
+def column_name(name: str, backend: str) -> str:
+    """The one name of a metric's columns, rows, keys and titles (compare, validate, the app).
+
+    BERTScore and MoverScore here are their papers' matching rules on the vectors of a WRDScore
+    backend, not the reference packages with their own models; their name says so and names the
+    vectors (``static`` or ``contextual``), so that no table reads as the published metric.
+
+    >>> column_name("bertscore", "static"), column_name("moverscore", "contextual"), column_name("rouge1", "static")
+    ('bertscore-rule[static]', 'moverscore-rule[contextual]', 'rouge1')
+    """
+    return f"{name}-rule[{backend}]" if name in _RULES else name
 
 
 def metric_names(bundles: bool = True) -> Tuple[str, ...]:

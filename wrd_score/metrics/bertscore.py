@@ -5,9 +5,9 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 import numpy as np
 
-from ..scoring import cosine_matrix, empty_pair_score, f1_score
+from ..scoring import cosine_matrix, cosine_range, empty_pair_score, f1_score
 from ..signature import Signature
-from .base import Metric, MetricResult, References, check_bool, pick_best, register
+from .base import Metric, MetricResult, References, check_bool, column_name, pick_best, register
 from .embedding import backend_for, encode, idf_weights, special_mask, text_pairs
 
 __all__ = ["BERTScore", "bertscore"]
@@ -25,7 +25,9 @@ class BERTScore(Metric):
     whenever the other sentence is padded in its batch (padding cosines are 0), so only with it do
     the two agree on pairs where a token's best cosine is negative.
     A token-less side scores 0 (1 against an identical text).  With several references, the one
-    with the best F1 wins (``best_reference``).
+    with the best F1 wins (``best_reference``).  Precision and recall are held to the cosine range
+    (:func:`~wrd_score.scoring.cosine_range`).  Its columns are named ``bertscore-rule[BACKEND]``
+    (:func:`~wrd_score.metrics.base.column_name`): the greedy rule on this library's vectors.
 
     >>> BERTScore().score(["get count"], ["getCount"]).f1
     [1.0]
@@ -41,8 +43,9 @@ class BERTScore(Metric):
         if not isinstance(idf, (bool, Mapping)):
             raise TypeError(f"idf must be True, False or a dict of token -> weight, got {type(idf).__name__}")
         self.backend, self.options = backend_for(options)
+        self.name = column_name("bertscore", self.backend.kind)
 
-    def score(self, predictions: Sequence[str], references: References) -> MetricResult:
+    def _score(self, predictions: Sequence[str], references: References) -> MetricResult:
         predictions, refs, texts, pairs = text_pairs(predictions, references)
         backend, clip = self.backend, self.options.clip_negative
         enc = encode(backend, texts, keep_special=self.special_candidates)
@@ -87,9 +90,7 @@ def _greedy_pair(enc, weights: np.ndarray, ip: int, ir: int, texts: List[str], c
     w_p = _weights_or_uniform(weights[rows_p], enc, rows_p)
     w_r = _weights_or_uniform(weights[rows_r], enc, rows_r)
     cos = cosine_matrix(enc, rows_p, rows_r, clip)
-    precision = float(np.dot(w_p, cos.max(axis=1)))
-    recall = float(np.dot(w_r, cos.max(axis=0)))
-    return precision, recall
+    return cosine_range(float(np.dot(w_p, cos.max(axis=1)))), cosine_range(float(np.dot(w_r, cos.max(axis=0))))
 
 
 def _n_content(enc, rows: np.ndarray) -> int:
@@ -106,4 +107,5 @@ def _weights_or_uniform(w: np.ndarray, enc, rows: np.ndarray) -> np.ndarray:
     return content / content.sum()
 
 
-register("bertscore", BERTScore, "greedy max-cosine matching on the same embeddings (Zhang et al. 2020)")
+register("bertscore", BERTScore, "BERTScore's greedy max-cosine rule on the same embeddings (Zhang et al. 2020); "
+         "columns bertscore-rule[static|contextual]", rule=True)

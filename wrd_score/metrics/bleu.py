@@ -66,6 +66,9 @@ class BLEU(Metric):
                              max_ngram_order=max_ngram_order)
         self.effective_order = check_bool("effective_order", effective_order)
         self._sentence = metrics.BLEU(effective_order=self.effective_order, **self.settings)
+        # sacreBLEU builds its signature only once it has scored something ("Number of references
+        # unknown"); one trivial pair now, so a call whose predictions are all empty still has one.
+        self._sentence.sentence_score("a", ["a"])
 
     def _prepare(self, text: str) -> str:
         return " ".join(split_identifier(text)) if self.split_identifiers else text
@@ -79,7 +82,7 @@ class BLEU(Metric):
         fields.append(("split", "yes" if self.split_identifiers else "no"))
         return Signature(tuple(fields))
 
-    def score(self, predictions: Sequence[str], references: References) -> MetricResult:
+    def _score(self, predictions: Sequence[str], references: References) -> MetricResult:
         predictions, refs = inputs(predictions, references)
         scores: List[float] = []
         for pred, group in zip(predictions, refs):

@@ -60,7 +60,8 @@ def compare(predictions: Sequence[str], references: References, metrics: Sequenc
     Returns a dict of lists with columns ``prediction``, ``reference`` (the string, or the list when
     an example has several), then each metric's columns (``NAME_precision``/``_recall``/``_f1``, or
     ``NAME`` for a single score; ``rouge1``/``rouge2``/``rougeL`` for ROUGE), plus ``signatures``
-    (metric -> signature string).  ``as_dataframe=True`` returns a pandas DataFrame with the
+    (NAME -> signature string).  NAME is :func:`~wrd_score.metrics.base.column_name`'s:
+    ``bertscore-rule[static]_f1``, ``moverscore-rule[static]`` for the rules run on static vectors.  ``as_dataframe=True`` returns a pandas DataFrame with the
     signatures in ``df.attrs["signatures"]``.
 
     >>> compare(["getCount"], ["get_count"], metrics=("rouge",))["rouge1"]
@@ -96,7 +97,7 @@ def compare(predictions: Sequence[str], references: References, metrics: Sequenc
             kwargs.update({k: v for k, v in shared.items() if k in BACKEND_OPTIONS})
         result = get_metric(name, **kwargs).score(predictions, refs)
         table.update(result.columns())
-        signatures[name] = str(result.signature)
+        signatures[result.name] = str(result.signature)
     if as_dataframe:
         pd = require("pandas", "siblings")
         frame = pd.DataFrame(table)

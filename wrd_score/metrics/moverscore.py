@@ -1,6 +1,7 @@
 """MoverScore (``moverscore_v2``, Zhao et al. 2019; unigrams) on the embeddings of a WRDScore backend."""
 from __future__ import annotations
 
+import math
 import string
 from typing import Any, Dict, Iterable, Mapping, Sequence, Union
 
@@ -9,7 +10,7 @@ import numpy as np
 from ..scoring import cosine_matrix, empty_pair_score
 from ..signature import Signature
 from ..transport import emd_plan
-from .base import Metric, MetricResult, References, pick_best, register
+from .base import Metric, MetricResult, References, column_name, pick_best, register
 from .embedding import backend_for, encode, idf_weights, special_mask, text_pairs
 
 __all__ = ["MoverScore", "moverscore", "MOVERSCORE_FORMS"]
@@ -55,8 +56,9 @@ class MoverScore(Metric):
             raise TypeError(f"idf must be True, False or a dict of token -> weight, got {type(idf).__name__}")
         self.idf, self.subwords, self.punctuation, self.form = idf, subwords, punctuation, form
         self.backend, self.options = backend_for(options)
+        self.name = column_name("moverscore", self.backend.kind)
 
-    def score(self, predictions: Sequence[str], references: References) -> MetricResult:
+    def _score(self, predictions: Sequence[str], references: References) -> MetricResult:
         predictions, refs, texts, pairs = text_pairs(predictions, references)
         backend = self.backend
         enc = encode(backend, texts, keep_special=False)
@@ -81,8 +83,9 @@ class MoverScore(Metric):
             rows_p, rows_r = enc.spans[ip], enc.spans[ir]
             keep_p, keep_r = ~removed[rows_p], ~removed[rows_r]
             if not keep_p.any() or not keep_r.any():
+                # The empty-text rule: equal texts 0 cost, else nothing can move (infinite cost, score 0).
                 same = not keep_p.any() and not keep_r.any() and empty_pair_score(texts[ip], texts[ir]) == 1.0
-                cost[k] = 0.0 if same else 2.0
+                cost[k] = 0.0 if same else math.inf
                 continue
             # IDF 0 on every kept token (one sentence, or a word in every document): moverscore_v2 then
             # moves no mass and scores 1; uniform masses over the kept tokens give a meaningful score.
@@ -94,6 +97,7 @@ class MoverScore(Metric):
             flow = emd_plan(a / a.sum(), b / b.sum(), dist)
             cost[k] = float(np.sum(flow * dist))
         score = 1.0 / (1.0 + cost) if self.form == "inverse" else 1.0 - cost
+        score[np.isinf(cost)] = 0.0  # the empty-text rule's 0 in both forms
         flat, best = pick_best(score, refs)
         signature = Signature.build(moverscore="v2", **backend.signature_fields(), idf=source, form=self.form,
                                     stop="none" if not self.stop else f"{len(self.stop)}", subwords=self.subwords,
@@ -115,4 +119,5 @@ def moverscore(predictions: Sequence[str], references: References, *, idf: Union
             "signature": str(result.signature)}
 
 
-register("moverscore", MoverScore, "earth mover's distance with IDF masses, moverscore_v2 (Zhao et al. 2019)")
+register("moverscore", MoverScore, "MoverScore's rule: earth mover's distance with IDF masses, moverscore_v2 "
+         "(Zhao et al. 2019), on the same embeddings; columns moverscore-rule[static|contextual]", rule=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Union
 
 from ..deps import require
+from ..scoring import empty_pair_score
 from ..signature import Signature
 from ..tokenize import split_identifier
 from .base import Metric, MetricResult, References, check_bool, register
@@ -37,7 +38,8 @@ class Rouge(Metric):
 
     ``split_identifiers=True`` tokenises with :func:`~wrd_score.tokenize.split_identifier` (rouge-score
     alone keeps ``getCount`` as the single token ``getcount``, and drops non-ASCII letters).
-    An empty prediction or reference scores 0 (rouge-score's convention).  The result's ``score``
+    A prediction without a rouge-score token follows the library's empty-text rule
+    (:func:`~wrd_score.scoring.empty_pair_score`: 1 against an equal text, else 0; rouge-score says 0).  The result's ``score``
     is the first type's; every type is a column of ``extra``.
     """
 
@@ -56,8 +58,12 @@ class Rouge(Metric):
                 raise ValueError(f"rouge_types must be drawn from {list(ROUGE_TYPES)}, got {t!r}")
         self.split_identifiers = check_bool("split_identifiers", split_identifiers)
         self.use_stemmer = check_bool("use_stemmer", use_stemmer)
-        tokenizer = _IdentifierTokenizer(use_stemmer) if split_identifiers else None
-        self._scorer = rouge_scorer.RougeScorer(list(self.rouge_types), use_stemmer=use_stemmer, tokenizer=tokenizer)
+        if split_identifiers:
+            self._tokenizer = _IdentifierTokenizer(use_stemmer)
+        else:
+            self._tokenizer = require("rouge_score.tokenizers", "siblings").DefaultTokenizer(use_stemmer=use_stemmer)
+        self._scorer = rouge_scorer.RougeScorer(list(self.rouge_types), use_stemmer=use_stemmer,
+                                                tokenizer=self._tokenizer)
         if len(self.rouge_types) == 1:
             self.name = self.rouge_types[0]
 
@@ -65,10 +71,17 @@ class Rouge(Metric):
         return Signature.build(rouge="rouge-score", tok="identifier" if self.split_identifiers else "rouge-score",
                                stem="yes" if self.use_stemmer else "no")
 
-    def score(self, predictions: Sequence[str], references: References) -> MetricResult:
+    def _score(self, predictions: Sequence[str], references: References) -> MetricResult:
         predictions, refs = inputs(predictions, references)
         out: Dict[str, List[float]] = {t: [] for t in self.rouge_types}
         for pred, group in zip(predictions, refs):
+            if not self._tokenizer.tokenize(pred):
+                # The empty-text rule (rouge-score says 0 even for two empty texts); a reference
+                # without a token against a prediction with one scores 0 under both.
+                value = max(empty_pair_score(pred, r) for r in group)
+                for t in self.rouge_types:
+                    out[t].append(value)
+                continue
             scores = self._scorer.score_multi(group, pred) if len(group) > 1 else self._scorer.score(group[0], pred)
             for t in self.rouge_types:
                 out[t].append(float(scores[t].fmeasure))

@@ -76,7 +76,7 @@ class SentenceCosine(Metric):
         return Signature.build(sbert="cosine", model=self.model_field, maxlen=self.model.max_seq_length,
                                st=version("sentence-transformers"))
 
-    def score(self, predictions: Sequence[str], references: References) -> MetricResult:
+    def _score(self, predictions: Sequence[str], references: References) -> MetricResult:
         predictions, refs, texts, pairs = text_pairs(predictions, references)
         units = self._embed(texts)
         cosine = np.empty(len(pairs))

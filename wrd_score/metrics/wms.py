@@ -97,7 +97,7 @@ class MoverSimilarity(Metric):
             fields["lang"] = self.language
         return Signature(tuple(fields.items()))
 
-    def score(self, predictions: Sequence[str], references: References) -> MetricResult:
+    def _score(self, predictions: Sequence[str], references: References) -> MetricResult:
         predictions, refs, texts, pairs = text_pairs(predictions, references)
         bags = self._bags(texts)
         distance = np.empty(len(pairs))

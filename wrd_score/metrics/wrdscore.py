@@ -24,7 +24,7 @@ class WRDScoreMetric(Metric):
         self.scorer = WRDScorer(**options)
         self.idf = idf
 
-    def score(self, predictions: Sequence[str], references: References) -> MetricResult:
+    def _score(self, predictions: Sequence[str], references: References) -> MetricResult:
         out = self.scorer.score(predictions, references, idf=self.idf)
         return MetricResult(self.name, out["f1"], out["best_reference"], Signature.parse(out["signature"]),
                             precision=out["precision"], recall=out["recall"], f1=out["f1"])
