@@ -15,7 +15,7 @@ import warnings
 from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -125,6 +125,9 @@ class StaticEmbedding:
         name: a short name recorded in the signature.
         checksum: sha256 of the file it came from (recorded in the signature).
         meta: free-form provenance (corpus, command, parameters).
+        df_table, df_documents: optional document frequencies of the corpus the file was made from
+            (``{token: documents holding it}`` and the number of documents): the fixed IDF of
+            ``weights="corpus-idf"``. Stored as the arrays ``df_tokens``, ``df_counts``, ``df_documents``.
     """
 
     def __init__(
@@ -139,6 +142,8 @@ class StaticEmbedding:
         name: str = "custom",
         checksum: Optional[str] = None,
         meta: Optional[dict] = None,
+        df_table: Optional[Dict[str, int]] = None,
+        df_documents: Optional[int] = None,
     ) -> None:
         vectors = np.asarray(vectors)
         if vectors.ndim != 2 or vectors.shape[0] == 0 or vectors.shape[1] == 0:
@@ -182,6 +187,7 @@ class StaticEmbedding:
         self.name = name
         self.checksum = checksum
         self.meta = dict(meta or {})
+        self.df_table, self.df_documents = _check_df(df_table, df_documents, name)
         self._mean_norm: Optional[float] = None
         self._oov_cache: "OrderedDict[str, np.ndarray]" = OrderedDict()
         self._lock = threading.Lock()
@@ -260,6 +266,10 @@ class StaticEmbedding:
         if self.ngram_vectors is not None:
             arrays["ngram_vectors"] = self.ngram_vectors.astype(dtype)
             arrays["ngram_range"] = np.array([self.min_n, self.max_n], dtype=np.int64)
+        if self.df_table is not None:
+            arrays["df_tokens"] = np.array(list(self.df_table), dtype=str)
+            arrays["df_counts"] = np.array(list(self.df_table.values()), dtype=np.int64)
+            arrays["df_documents"] = np.array(self.df_documents, dtype=np.int64)
         for key in ("vectors", "ngram_vectors"):
             # float16 tops out at 65504: larger values would be written as inf, a file load() refuses.
             if key in arrays and not np.isfinite(arrays[key]).all():
@@ -334,10 +344,14 @@ class StaticEmbedding:
                 ngrams = data["ngram_vectors"] if "ngram_vectors" in data.files else None
                 min_n, max_n = (data["ngram_range"].tolist() if "ngram_range" in data.files else (0, 0))
                 tokenizer_json = str(data["tokenizer"]) if "tokenizer" in data.files else None
+                df_table, df_documents = _read_df(data, path)
+        except _Refused:
+            raise
         except Exception as exc:  # numpy's own message (e.g. "contains pickled data") omits the path
             raise ValueError(f"could not read embedding file {path!r} as npz: {type(exc).__name__}: {exc}") from exc
         return cls(words, vectors, ngram_vectors=ngrams, min_n=min_n, max_n=max_n, tokenizer_json=tokenizer_json,
-                   name=meta.get("name", name), checksum=file_sha256(path), meta=meta)
+                   name=meta.get("name", name), checksum=file_sha256(path), meta=meta, df_table=df_table,
+                   df_documents=df_documents)
 
     @classmethod
     def _load_glove_package(cls) -> "StaticEmbedding":
@@ -418,6 +432,47 @@ class StaticEmbedding:
                    min_n=getattr(kv, "min_n", 0) if ngrams is not None else 0,
                    max_n=getattr(kv, "max_n", 0) if ngrams is not None else 0,
                    name=name, checksum=checksum, meta=meta)
+
+
+_DF_ARRAYS = ("df_tokens", "df_counts", "df_documents")
+
+
+def _read_df(data: Any, path: str) -> Tuple[Optional[Dict[str, int]], Optional[int]]:
+    """The document-frequency table of an .npz (all three arrays or none), as ``(table, documents)``."""
+    present = [key for key in _DF_ARRAYS if key in data.files]
+    if not present:
+        return None, None
+    if len(present) != len(_DF_ARRAYS):
+        raise _Refused(f"embedding file {path!r} has {present} but not {sorted(set(_DF_ARRAYS) - set(present))}: "
+                       "a document-frequency table needs all three arrays")
+    tokens, counts, documents = (data[key] for key in _DF_ARRAYS)
+    if tokens.ndim != 1 or tokens.dtype.kind != "U" or counts.shape != tokens.shape or counts.dtype.kind not in "iu" \
+            or documents.shape != () or documents.dtype.kind not in "iu":
+        raise _Refused(f"embedding file {path!r}: df_tokens must be 1-D strings, df_counts integers of the same "
+                       f"length and df_documents one integer; got {tokens.dtype}{tokens.shape}, "
+                       f"{counts.dtype}{counts.shape}, {documents.dtype}{documents.shape}")
+    table = dict(zip(tokens.tolist(), counts.tolist()))
+    if len(table) != len(tokens):
+        raise _Refused(f"embedding file {path!r}: df_tokens lists {len(tokens) - len(table)} token(s) twice")
+    return table, int(documents)
+
+
+def _check_df(table: Optional[Dict[str, int]], documents: Optional[int],
+              name: str) -> Tuple[Optional[Dict[str, int]], Optional[int]]:
+    # A count above the number of documents (or below 0) would give a mass <= 0 or NaN.
+    if table is None and documents is None:
+        return None, None
+    if table is None or documents is None or isinstance(documents, bool) or not isinstance(documents, (int, np.integer)) \
+            or documents < 1:
+        raise ValueError(f"embedding {name!r}: a document-frequency table needs df_table and df_documents >= 1, "
+                         f"got {type(table).__name__} and {documents!r}")
+    table = dict(table)
+    counts = np.array(list(table.values()))
+    if not set(map(type, table)) <= {str} or (counts.size and (counts.dtype.kind not in "iu" or counts.min() < 0
+                                                               or counts.max() > documents)):
+        raise ValueError(f"embedding {name!r}: the document-frequency table must map strings to integers between 0 "
+                         f"and df_documents={documents}")
+    return table, int(documents)
 
 
 def _piece_tokenizer(tokenizer_json: str, name: str):

@@ -1,0 +1,225 @@
+"""`preset=` (named bundles of defaults) and `weights="corpus-idf"` (the embedding file's fixed IDF)."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+import wrd_score.options
+from wrd_score import WRDScorer, cli, score
+from wrd_score.backends.static import StaticEmbedding, _write_npz
+from wrd_score.options import DEFAULT_PRESET, PRESETS, Options, option_info
+from wrd_score.stream import iter_scores, score_chunked
+
+#: A bundle unlike any shipped one, so a test sees the preset act whatever the shipped values are.
+ODD = {"embedding": "default", "variant": "paper", "weights": "uniform"}
+
+
+@pytest.fixture
+def odd_sentences(monkeypatch):
+    monkeypatch.setitem(PRESETS["sentences"], "static", dict(ODD))
+    return ODD
+
+
+# --------------------------------------------------------------------------- resolution
+def test_the_default_preset_is_identifiers_and_fills_every_preset_option():
+    assert DEFAULT_PRESET == "identifiers" and Options().preset == "identifiers"
+    for backend in ("static", "contextual"):
+        resolved = Options(backend=backend).validate()
+        for name, value in PRESETS["identifiers"][backend].items():
+            assert getattr(resolved, name) == value
+    # Options of the other backend stay unset: nothing is filled that the backend would ignore.
+    assert Options(backend="static", preset="sentences").validate().pooling is None
+    assert Options(backend="contextual", preset="sentences").validate().embedding is None
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("backend", ["static", "contextual"])
+def test_an_option_given_explicitly_wins_over_the_preset(preset, backend):
+    bundle = PRESETS[preset][backend]
+    others = {"variant": {"wrd": "paper", "paper": "wrd"}, "weights": {"uniform": "norm"},
+              "pooling": {"tokenizer": "wordpiece", "wordpiece": "tokenizer"}, "embedding": {"default": "x.npz"}}
+    for name, value in bundle.items():
+        given = others.get(name, {}).get(value, "uniform" if name == "weights" else 2 if name == "layer" else None)
+        resolved = Options(backend=backend, preset=preset, **{name: given}).validate()
+        assert getattr(resolved, name) == given != value
+        assert all(getattr(resolved, n) == v for n, v in bundle.items() if n != name)
+
+
+def test_the_preset_changes_scores_and_the_signature_records_the_resolved_values(odd_sentences):
+    pairs = (["getCount", "set artwork entry"], ["size", "update image"])
+    default, sentences = WRDScorer(), WRDScorer(preset="sentences")
+    assert sentences.options.variant == "paper" and sentences.options.weights == "uniform"
+    assert sentences.score(*pairs)["f1"] != default.score(*pairs)["f1"]
+    # Every resolved value is in the signature: it equals the one of the same settings given by hand.
+    explicit = WRDScorer(**ODD)
+    assert sentences.signature() == explicit.signature()
+    assert "variant:paper" in sentences.signature() and "weights:uniform" in sentences.signature()
+    assert sentences.score(*pairs) == explicit.score(*pairs)
+
+
+def test_an_unknown_preset_is_a_one_line_error():
+    with pytest.raises(ValueError, match=r"^preset must be one of \['identifiers', 'sentences'\], got 'code'$"):
+        WRDScorer(preset="code")
+    with pytest.raises(ValueError, match="preset must be one of"):
+        score(["a"], ["b"], preset=None)
+
+
+def test_an_option_of_the_other_backend_is_refused_even_when_it_equals_a_bundle_value():
+    # pooling="tokenizer" used to equal the (contextual) default and pass unnoticed with the static backend.
+    with pytest.raises(ValueError, match=r"\['pooling'\] apply only to backend='contextual'"):
+        Options(pooling="tokenizer").validate()
+
+
+def test_every_bundle_sets_exactly_the_preset_options_of_its_backend(monkeypatch):
+    preset_options = {info.name for info in option_info() if info.preset}
+    assert preset_options == {"embedding", "variant", "weights", "layer", "pooling"}
+    monkeypatch.setitem(PRESETS["sentences"], "static", {"variant": "wrd"})
+    with pytest.raises(AssertionError, match=r"PRESETS\['sentences'\]\['static'\] sets"):
+        wrd_score.options._check_declared_choices()
+
+
+def test_every_surface_documents_the_preset():
+    table = wrd_score.options.markdown_table()
+    assert "| `preset` | `'identifiers'` |" in table
+    assert "| `variant` | preset: identifiers:" in table
+    assert "preset (str):" in wrd_score.options.docstring_args()
+
+
+# --------------------------------------------------------------------------- surfaces
+def run_cli(capsys, *argv):
+    try:
+        code = cli.main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_preset_flag(odd_sentences, capsys):
+    code, out, _ = run_cli(capsys, "score", "--strings", "-c", "get count", "-r", "size", "--preset", "sentences",
+                           "--json")
+    got = json.loads(out)
+    expected = WRDScorer(preset="sentences").score(["get count"], ["size"])
+    assert code == 0 and got["f1"] == expected["f1"] and got["signature"] == expected["signature"]
+    # An explicit flag wins over the preset.
+    _, out, _ = run_cli(capsys, "score", "--strings", "-c", "get count", "-r", "size", "--preset", "sentences",
+                        "--variant", "wrd", "--json")
+    assert "variant:wrd" in json.loads(out)["signature"]
+    code, _, err = run_cli(capsys, "score", "--strings", "-c", "a", "-r", "b", "--preset", "code")
+    assert code == 2 and "invalid choice: 'code'" in err
+
+
+def test_evaluate_module_preset(odd_sentences, repo):
+    evaluate = pytest.importorskip("evaluate")
+    metric = evaluate.load(str(repo / "wrdscore.py"))
+    out = metric.compute(predictions=["get count"], references=["size"], preset="sentences")
+    assert out == WRDScorer(preset="sentences").score(["get count"], ["size"])
+    with pytest.raises(ValueError, match="preset must be one of"):
+        metric.compute(predictions=["a"], references=["b"], preset="code")
+
+
+# --------------------------------------------------------------------------- weights="corpus-idf"
+WORDS = ["get", "count", "size", "set", "color", "name", "list"]
+DF = {"get": 900, "count": 40, "size": 60, "set": 700, "name": 100}
+N_DOCS = 1000
+
+
+def _emb_file(path, df=DF, n=N_DOCS, **extra):
+    vectors = np.random.default_rng(0).normal(size=(len(WORDS), 16))
+    arrays = {"words": np.array(WORDS), "vectors": vectors}
+    if df is not None:
+        arrays.update(df_tokens=np.array(list(df)), df_counts=np.array(list(df.values()), dtype=np.int64),
+                      df_documents=np.array(n, dtype=np.int64))
+    arrays.update(extra)
+    _write_npz(str(path), arrays)
+    return str(path)
+
+
+@pytest.fixture
+def with_table(tmp_path):
+    return _emb_file(tmp_path / "with_table.npz")
+
+
+def test_corpus_idf_gives_a_pair_the_same_score_whatever_else_is_in_the_call(with_table):
+    scorer = WRDScorer(embedding=with_table, weights="norm*corpus-idf")
+    pair, crowd = (["get count"], ["get size"]), (["set color", "get count", "list"], ["get name", "get size", "get"])
+    assert scorer.score(*pair)["f1"][0] == scorer.score(*crowd)["f1"][1]
+    # Unlike weights="norm*idf", fit on the references of each call.
+    fitted = WRDScorer(embedding=with_table, weights="norm*idf")
+    assert fitted.score(*pair)["f1"][0] != fitted.score(*crowd)["f1"][1]
+
+
+def test_corpus_idf_masses_are_the_smoothed_idf_of_the_shipped_counts(with_table):
+    detail = WRDScorer(embedding=with_table, weights="corpus-idf").explain("get count", "list")
+    idf = [math.log((1 + N_DOCS) / (1 + DF[t])) + 1 for t in ("get", "count")]
+    np.testing.assert_allclose(detail.mass_p, np.array(idf) / sum(idf), rtol=1e-12)
+    # "list" is not in the table: the largest weight, as an unseen word in a fitted table.
+    assert detail.tokens_r == ["list"] and detail.mass_r.tolist() == [1.0]
+    norm = WRDScorer(embedding=with_table, weights="norm*corpus-idf").explain("get count", "list")
+    norms = np.linalg.norm(StaticEmbedding.load(with_table).vectors[[0, 1]], axis=1) * idf
+    np.testing.assert_allclose(norm.mass_p, norms / norms.sum(), rtol=1e-6)
+
+
+def test_corpus_idf_signature_is_pinned_by_the_file(with_table, tmp_path):
+    sig = WRDScorer(embedding=with_table, weights="corpus-idf").signature()
+    assert "weights:corpus-idf|idf:emb" in sig and "emb:with_table@sha256:" in sig
+    other = _emb_file(tmp_path / "with_table2.npz", df={**DF, "get": 10})
+    assert WRDScorer(embedding=other, weights="corpus-idf").signature().split("emb:")[1] != sig.split("emb:")[1]
+    assert "idf:refs" in WRDScorer(embedding=with_table, weights="idf").signature()
+
+
+def test_corpus_idf_refusals(with_table, tmp_path):
+    plain = _emb_file(tmp_path / "plain.npz", df=None)
+    with pytest.raises(ValueError, match=r"^weights='corpus-idf' reads the document-frequency table .* 'plain' has "
+                                         r"none \(arrays df_tokens"):
+        WRDScorer(embedding=plain, weights="corpus-idf")
+    with pytest.raises(ValueError, match="backend='contextual' has none"):
+        Options(backend="contextual", weights="norm*corpus-idf").validate()
+    with pytest.raises(ValueError, match="idf= was given but weights='corpus-idf' reads the embedding file's"):
+        WRDScorer(embedding=with_table, weights="corpus-idf").score(["a"], ["b"], idf={"a": 1.0})
+
+
+def test_chunked_streamed_and_distributed_scoring_fit_nothing(with_table):
+    scorer = WRDScorer(embedding=with_table, weights="corpus-idf")
+    preds, refs = ["get count", "set color", "size"], ["size", "get name", ["list", "get size"]]
+    one = scorer.score(preds, refs)
+    assert score_chunked(scorer, preds, refs, chunk_size=1) == one
+    assert [s.f1 for s in iter_scores(scorer, zip(preds, refs), chunk_size=1)] == one["f1"]  # no idf= needed
+    tm = pytest.importorskip("wrd_score.torchmetrics")
+    metric = tm.WRDScore(embedding=with_table, weights="corpus-idf")  # no table asked for
+    metric.update(preds[:1], refs[:1])
+    metric.update(preds[1:], refs[1:])
+    assert metric.compute()["f1"] == one["f1"]
+
+
+def test_cli_corpus_idf(with_table, capsys):
+    code, out, _ = run_cli(capsys, "score", "--strings", "-c", "get count", "-r", "size", "--embedding", with_table,
+                           "--weights", "corpus-idf", "--json")
+    assert code == 0 and json.loads(out) == WRDScorer(embedding=with_table, weights="corpus-idf").score(
+        ["get count"], ["size"])
+
+
+@pytest.mark.parametrize("arrays, message", [
+    ({"df_tokens": np.array(["get"]), "df_counts": np.array([1])}, r"but not \['df_documents'\]"),
+    ({"df_tokens": np.array(["get", "get"]), "df_counts": np.array([1, 2]), "df_documents": np.array(5)},
+     "lists 1 token"),
+    ({"df_tokens": np.array(["get"]), "df_counts": np.array([1.5]), "df_documents": np.array(5)},
+     "df_counts integers"),
+    ({"df_tokens": np.array(["get"]), "df_counts": np.array([7]), "df_documents": np.array(5)},
+     "integers between 0 and df_documents=5"),
+    ({"df_tokens": np.array(["get"]), "df_counts": np.array([1]), "df_documents": np.array(0)},
+     "df_documents >= 1"),
+])
+def test_a_broken_frequency_table_is_refused_naming_the_file(tmp_path, arrays, message):
+    path = _emb_file(tmp_path / "broken.npz", df=None, **arrays)
+    with pytest.raises(ValueError, match=message):
+        StaticEmbedding.load(path)
+
+
+def test_the_table_survives_save_and_load(with_table, tmp_path):
+    emb = StaticEmbedding.load(with_table)
+    assert emb.df_table == DF and emb.df_documents == N_DOCS
+    emb.save(str(tmp_path / "copy.npz"))
+    copy = StaticEmbedding.load(str(tmp_path / "copy.npz"))
+    assert copy.df_table == DF and copy.df_documents == N_DOCS
