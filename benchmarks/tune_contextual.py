@@ -312,7 +312,7 @@ def preset_bundles() -> str:
     text = cp.report(rows, sets).replace("| embedding |", "| pooling (layer -1) |")
     pearson = ["", "STS-B dev Pearson (the held-out MT report was a Pearson):", ""]
     pearson += [f"* {r['embedding']}, {r['variant']}, {r['weights']}: {r['pearson:STS-B dev']:.4f}" for r in rows]
-    return text + "\n".join(pearson)
+    return text + "\n" + "\n".join(pearson)
 
 
 def _fmt_config(row: Dict[str, Any]) -> str:
