@@ -198,28 +198,3 @@ def test_cli_corpus_idf(with_table, capsys):
                            "--weights", "corpus-idf", "--json")
     assert code == 0 and json.loads(out) == WRDScorer(embedding=with_table, weights="corpus-idf").score(
         ["get count"], ["size"])
-
-
-@pytest.mark.parametrize("arrays, message", [
-    ({"df_tokens": np.array(["get"]), "df_counts": np.array([1])}, r"but not \['df_documents'\]"),
-    ({"df_tokens": np.array(["get", "get"]), "df_counts": np.array([1, 2]), "df_documents": np.array(5)},
-     "lists 1 token"),
-    ({"df_tokens": np.array(["get"]), "df_counts": np.array([1.5]), "df_documents": np.array(5)},
-     "df_counts integers"),
-    ({"df_tokens": np.array(["get"]), "df_counts": np.array([7]), "df_documents": np.array(5)},
-     "integers between 0 and df_documents=5"),
-    ({"df_tokens": np.array(["get"]), "df_counts": np.array([1]), "df_documents": np.array(0)},
-     "df_documents >= 1"),
-])
-def test_a_broken_frequency_table_is_refused_naming_the_file(tmp_path, arrays, message):
-    path = _emb_file(tmp_path / "broken.npz", df=None, **arrays)
-    with pytest.raises(ValueError, match=message):
-        StaticEmbedding.load(path)
-
-
-def test_the_table_survives_save_and_load(with_table, tmp_path):
-    emb = StaticEmbedding.load(with_table)
-    assert emb.df_table == DF and emb.df_documents == N_DOCS
-    emb.save(str(tmp_path / "copy.npz"))
-    copy = StaticEmbedding.load(str(tmp_path / "copy.npz"))
-    assert copy.df_table == DF and copy.df_documents == N_DOCS
