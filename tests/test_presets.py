@@ -58,6 +58,18 @@ def test_the_preset_changes_scores_and_the_signature_records_the_resolved_values
     assert sentences.score(*pairs) == explicit.score(*pairs)
 
 
+def test_the_contextual_bundle_reaches_the_encoder_and_its_signature(tmp_path, make_tiny_bert):
+    model = str(make_tiny_bert(tmp_path / "bert"))
+    bundle = PRESETS["sentences"]["contextual"]
+    by_preset = WRDScorer(backend="contextual", model=model, preset="sentences", device="cpu")
+    by_hand = WRDScorer(backend="contextual", model=model, device="cpu", **bundle)
+    assert by_preset.backend.pooling == bundle["pooling"]
+    assert by_preset.signature() == by_hand.signature()
+    assert f"weights:{bundle['weights']}" in by_preset.signature()
+    pairs = (["getCount", "set artwork entry"], ["size", "update image"])
+    assert by_preset.score(*pairs) == by_hand.score(*pairs)
+
+
 def test_an_unknown_preset_is_a_one_line_error():
     with pytest.raises(ValueError, match=r"^preset must be one of \['identifiers', 'sentences'\], got 'code'$"):
         WRDScorer(preset="code")
