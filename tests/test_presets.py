@@ -210,3 +210,57 @@ def test_cli_corpus_idf(with_table, capsys):
                            "--weights", "corpus-idf", "--json")
     assert code == 0 and json.loads(out) == WRDScorer(embedding=with_table, weights="corpus-idf").score(
         ["get count"], ["size"])
+
+
+# --------------------------------------------------------------------------- benchmarks/choose_presets.py
+@pytest.fixture(scope="module")
+def chooser(repo):
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("choose_presets", repo / "benchmarks" / "choose_presets.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _row(chooser, name, own, other, fixed=True):
+    # own: F1 per IdBench set; other: F1 on STS-B dev (arrays against the human scores of _sets()).
+    row = {"embedding": "e", "variant": name, "weights": "norm", "fixed": fixed}
+    human = _sets(chooser)
+    for (set_name, (_, _, h)), f1 in zip(human.items(), list(own) + [other]):
+        row[set_name], row["f1:" + set_name] = float(chooser.spearmanr(f1, h)[0]), np.asarray(f1)
+    return row
+
+
+def _sets(chooser):
+    h = np.arange(60.0)
+    return {name: ([], [], h) for name, _, _ in chooser.SETS}
+
+
+def test_choose_presets_keeps_the_best_unless_a_tie_is_reliably_better_elsewhere(chooser):
+    h = np.arange(60.0)
+    noise = np.random.default_rng(0).normal(size=(8, 60))
+    good, same, bad = h + 3 * noise[0], h + 3 * noise[1] + 0.01, noise[2]
+    # "a" is best on IdBench, "b" ties there and is far better on STS-B dev: identifiers takes "b".
+    a = _row(chooser, "a", [good, good, good], bad)
+    b = _row(chooser, "b", [same, same, same], good)
+    chosen, tie = chooser.choose([a, b], _sets(chooser), "identifiers")
+    assert chosen is b and [row for row, _, _ in tie] == [a, b]
+    # Clearly worse on IdBench: no tie, the best stays whatever STS-B dev says.
+    c = _row(chooser, "c", [bad, bad, bad], good)
+    assert chooser.choose([a, c], _sets(chooser), "identifiers")[0] is a
+    # Refs-fitted IDF (not the same score in any call) is never chosen, even when best.
+    d = _row(chooser, "d", [h, h, h], h, fixed=False)
+    assert chooser.choose([a, d], _sets(chooser), "identifiers")[0] is a
+
+
+def test_choose_presets_scores_the_fixed_table_only_where_the_file_has_one(chooser, with_table, tmp_path):
+    sets = {"STS-B dev": (["get count", "set color", "size", "get name"], ["size", "color", "get size", "name"],
+                          np.array([0.2, 0.5, 0.7, 0.9]))}
+    rows = {(r["variant"], r["weights"]): r for r in chooser.grid(with_table, sets)}
+    assert rows["wrd", "corpus-idf"]["STS-B dev"] is not None and not rows["wrd", "idf"]["fixed"]
+    plain = _emb_file(tmp_path / "plain.npz", df=None)
+    rows = {(r["variant"], r["weights"]): r for r in chooser.grid(plain, sets)}
+    assert rows["wrd", "corpus-idf"]["STS-B dev"] is None and rows["wrd", "norm"]["STS-B dev"] is not None
