@@ -83,6 +83,13 @@ def test_an_option_of_the_other_backend_is_refused_even_when_it_equals_a_bundle_
         Options(pooling="tokenizer").validate()
 
 
+def test_a_new_preset_on_resolved_options_is_refused_not_ignored():
+    resolved = WRDScorer().options
+    assert WRDScorer(resolved).options == resolved  # a scorer's options make the same scorer (torchmetrics, Ray)
+    with pytest.raises(ValueError, match="preset='sentences' cannot act on options already resolved"):
+        WRDScorer(resolved, preset="sentences")
+
+
 def test_every_bundle_sets_exactly_the_preset_options_of_its_backend(monkeypatch):
     preset_options = {info.name for info in option_info() if info.preset}
     assert preset_options == {"embedding", "variant", "weights", "layer", "pooling"}

@@ -130,6 +130,11 @@ class WRDScorer:
         unknown = set(kwargs) - {f.name for f in fields(Options)}
         if unknown:
             raise TypeError(f"unknown option(s) {sorted(unknown)}; known: {[f.name for f in fields(Options)]}")
+        if getattr(options, "_resolved", False) and kwargs.get("preset", options.preset) != options.preset:
+            # A scorer's options hold every bundle value already: a new preset would change nothing.
+            raise ValueError(f"preset={kwargs['preset']!r} cannot act on options already resolved with "
+                             f"preset={options.preset!r} (every value it sets is given); pass the options themselves, "
+                             "or start from Options()")
         self.options = replace(options or Options(), **kwargs).validate()
         self.backend = self._get_backend(self.options)
         # The fixed table of weights="corpus-idf": read once, here, so a file without one is refused

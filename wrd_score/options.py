@@ -133,7 +133,10 @@ class Options:
         check_choice("backend", self.backend, BACKENDS)
         bundle = PRESETS[self.preset][self.backend]
         resolved = replace(self, **{name: value for name, value in bundle.items() if getattr(self, name) is None})
-        return resolved._check()
+        resolved._check()
+        # Marks options whose preset can no longer act (every bundle value is set): see WRDScorer.
+        object.__setattr__(resolved, "_resolved", True)
+        return resolved
 
     def _check(self) -> "Options":
         for info in option_info():
