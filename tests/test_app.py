@@ -84,6 +84,14 @@ def test_the_preset_control_reaches_the_library(app, monkeypatch):
         app.on_score_pair("a", "b", *ui, "code")
 
 
+def test_the_default_embedding_choice_is_the_embedding_of_every_preset(app):
+    # The page's default entry names its embedding explicitly, which wins over a preset's: should a
+    # preset ever pick another file, the entry must stop naming one (or the preset would be overridden).
+    from wrd_score.options import PRESETS
+
+    assert {bundles["static"]["embedding"] for bundles in PRESETS.values()} == {app.EMBEDDINGS[DEFAULT]["embedding"]}
+
+
 def test_metric_options_rejects_unknown_embedding(app):
     with pytest.raises(ValueError, match="embedding must be one of"):
         app.metric_options("word2vec-google-news")

@@ -210,8 +210,14 @@ class OptionInfo(NamedTuple):
         >>> option_info("metric")[0].default_text()
         "'identifiers'"
         """
-        if not self.preset:
-            return repr(self.default)
+        return repr(self.default) if not self.preset else f"from the preset ({self.preset_values()})"
+
+    def preset_values(self) -> str:
+        """Each preset's value of this option, with the backend where the bundles differ.
+
+        >>> [info.preset_values() for info in option_info("contextual") if info.name == "pooling"]
+        ["identifiers: 'tokenizer'; sentences: 'wordpiece'"]
+        """
         parts = []
         for name, bundles in PRESETS.items():
             values = {backend: bundle[self.name] for backend, bundle in bundles.items() if self.name in bundle}
@@ -220,7 +226,7 @@ class OptionInfo(NamedTuple):
                 parts.append(f"{name}: {shown[0]!r}")
             else:
                 parts.append(f"{name}: " + ", ".join(f"{v!r} ({b})" for b, v in values.items()))
-        return "from the preset (" + "; ".join(parts) + ")"
+        return "; ".join(parts)
 
 
 def option_info(group: Optional[str] = None) -> List[OptionInfo]:
@@ -289,7 +295,7 @@ def markdown_table(groups: Sequence[str] = GROUPS) -> str:
                 values += f", {info.accepts}"
             meanings = "; ".join(f"`{v}`: {m}" for v, m in info.values.items() if m)
             meaning = info.help + (f" ({meanings})" if meanings else "")
-            default = f"`{info.default!r}`" if not info.preset else "preset: " + info.default_text().split(" (", 1)[1][:-1]
+            default = f"`{info.default!r}`" if not info.preset else f"preset: {info.preset_values()}"
             lines.append(f"| `{info.name}` | {default} | {values} | {meaning} |")
     return "\n".join(lines)
 
