@@ -271,3 +271,20 @@ def test_choose_presets_scores_the_fixed_table_only_where_the_file_has_one(choos
     plain = _emb_file(tmp_path / "plain.npz", df=None)
     rows = {(r["variant"], r["weights"]): r for r in chooser.grid(plain, sets)}
     assert rows["wrd", "corpus-idf"]["STS-B dev"] is None and rows["wrd", "norm"]["STS-B dev"] is not None
+
+
+def test_sharded_corpus_idf_merges_into_one_run(with_table, tmp_path, capsys):
+    cands, refs = tmp_path / "c.txt", tmp_path / "r.txt"
+    cands.write_text("get count\nset color\nsize\nlist\n", encoding="utf-8")
+    refs.write_text("get size\ncolor\nget size\nget name\n", encoding="utf-8")
+    flags = ["-c", str(cands), "-r", str(refs), "--embedding", with_table, "--weights", "norm*corpus-idf"]
+    code, one_run, err = run_cli(capsys, "score", *flags, "--json")
+    assert code == 0, err
+    paths = []
+    for k in (1, 2, 3):
+        paths.append(str(tmp_path / f"shard{k}.json"))
+        code, _, err = run_cli(capsys, "score", *flags, "--shard", f"{k}/3", "-o", paths[-1])
+        assert code == 0, err
+    code, merged, err = run_cli(capsys, "merge", *paths)
+    assert code == 0, err
+    assert merged == one_run and "idf:emb" in one_run
