@@ -41,7 +41,7 @@ import wrd_score
 from wrd_score.files import TABLE_FORMATS, TableError, read_table
 from wrd_score.metric import WRDScorer
 from wrd_score.metrics import column_name, compare
-from wrd_score.options import BACKENDS, Options, markdown_table, option_info
+from wrd_score.options import BACKENDS, DEFAULT_PRESET, Options, markdown_table, option_info
 from wrd_score.plot import alignment_figure, histogram_figure
 from wrd_score.rescale import lookup_baseline
 from wrd_score.stream import score_chunked
@@ -91,6 +91,8 @@ EMBEDDINGS: Dict[str, Dict[str, str]] = {
 }
 DEFAULT_EMBEDDING = next(iter(EMBEDDINGS))
 TOKENIZER_AUTO = "auto"
+#: The variant and weights selectors' "not given": the value comes from the preset (wrd_score.options.PRESETS).
+FROM_PRESET = "from preset"
 
 
 class UploadError(TableError):
@@ -102,13 +104,17 @@ class UploadError(TableError):
 OPTION = {info.name: info for info in option_info()}
 
 
-def metric_options(embedding: str, variant: str = Options.variant, weights: str = Options.weights,
+def metric_options(embedding: str, variant: Optional[str] = FROM_PRESET, weights: Optional[str] = FROM_PRESET,
                    tokenizer: str = TOKENIZER_AUTO, oov: str = "auto", clip_negative: bool = True,
-                   rescale_with_baseline: bool = False) -> Dict[str, Any]:
+                   rescale_with_baseline: bool = False, preset: str = DEFAULT_PRESET) -> Dict[str, Any]:
     """Library options for the selectors of the page (validated by the library, not here).
+
+    A variant or weights of ``FROM_PRESET`` (or None) is left out, so the preset's value applies.
 
     >>> metric_options("GloVe 6B 50d", variant="wrd")["embedding"]
     'glove-6b-50d'
+    >>> sorted(metric_options("GloVe 6B 50d", preset="sentences"))
+    ['backend', 'clip_negative', 'embedding', 'oov', 'preset', 'tokenizer']
     """
     if embedding not in EMBEDDINGS:
         raise ValueError(f"embedding must be one of {list(EMBEDDINGS)}, got {embedding!r}")
@@ -116,7 +122,9 @@ def metric_options(embedding: str, variant: str = Options.variant, weights: str 
     if options["backend"] not in BACKENDS:
         raise ValueError(f"backend {options['backend']!r} is not available in this installation "
                          f"(available: {list(BACKENDS)})")
-    options.update(variant=variant, weights=weights, clip_negative=bool(clip_negative))
+    options.update(preset=preset, clip_negative=bool(clip_negative))
+    options.update({name: value for name, value in (("variant", variant), ("weights", weights))
+                    if value not in (None, FROM_PRESET)})
     if tokenizer and tokenizer != TOKENIZER_AUTO:
         options["tokenizer"] = tokenizer
     if options["backend"] == "static":
@@ -458,26 +466,27 @@ def _user_message(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def _options_from_ui(embedding, variant, weights, tokenizer, oov, clip, rescale) -> Dict[str, Any]:
+def _options_from_ui(embedding, variant, weights, tokenizer, oov, clip, rescale, preset) -> Dict[str, Any]:
     try:
-        return metric_options(embedding, variant, weights, tokenizer, oov, clip, rescale)
+        return metric_options(embedding, variant, weights, tokenizer, oov, clip, rescale, preset)
     except (ValueError, TypeError) as exc:
         raise gr.Error(_user_message(exc)) from None
 
 
-def on_options_change(embedding, variant, weights, tokenizer, oov, clip, rescale):
+def on_options_change(embedding, variant, weights, tokenizer, oov, clip, rescale, preset=DEFAULT_PRESET):
     """Keep the rescale box usable only where a baseline exists, and say why when it is not."""
     try:
-        reason = rescale_unavailable(metric_options(embedding, variant, weights, tokenizer, oov, clip, False))
+        reason = rescale_unavailable(metric_options(embedding, variant, weights, tokenizer, oov, clip, False, preset))
     except (ValueError, TypeError) as exc:
         reason = _user_message(exc)
     return gr.Checkbox(interactive=not reason, value=bool(rescale) and not reason,
                        info=f"Unavailable: {reason}" if reason else "unrelated pairs centre on 0")
 
 
-def on_score_pair(prediction, reference, embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings):
+def on_score_pair(prediction, reference, embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings,
+                  preset=DEFAULT_PRESET):
     """Handler of the Score button: score cards, comparison table, signatures, two heatmaps, a note."""
-    options = _options_from_ui(embedding, variant, weights, tokenizer, oov, clip, rescale)
+    options = _options_from_ui(embedding, variant, weights, tokenizer, oov, clip, rescale, preset)
     try:
         result = score_pair(prediction or "", reference or "", options, siblings=bool(with_siblings))
     except (ValueError, TypeError, OSError) as exc:
@@ -490,9 +499,9 @@ def on_score_pair(prediction, reference, embedding, variant, weights, tokenizer,
 
 
 def on_score_file(upload, embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings,
-                  progress=gr.Progress()):
+                  preset=DEFAULT_PRESET, progress=gr.Progress()):
     """Handler of the Score file button; every problem with the upload becomes a visible ``gr.Error``."""
-    options = _options_from_ui(embedding, variant, weights, tokenizer, oov, clip, rescale)
+    options = _options_from_ui(embedding, variant, weights, tokenizer, oov, clip, rescale, preset)
     try:
         frame = read_upload(upload, max_rows=row_limit(options))
         scored = score_table(frame, options, siblings=bool(with_siblings),
@@ -529,11 +538,14 @@ def build_demo() -> "gr.Blocks":
                     "`size`), usable for any short text.")
         with gr.Accordion("Metric options", open=True):
             with gr.Row():
+                preset = gr.Radio(list(OPTION["preset"].choices), value=DEFAULT_PRESET, label="Preset",
+                                  info="the defaults for identifiers or for sentences", elem_id="preset")
                 embedding = gr.Dropdown(embedding_choices, value=embedding_choices[0], label="Embedding / backend",
                                         elem_id="embedding")
-                variant = gr.Radio(list(OPTION["variant"].choices), value=Options.variant, label="Variant",
+                variant = gr.Radio([FROM_PRESET, *OPTION["variant"].choices], value=FROM_PRESET, label="Variant",
                                    info="paper = equations 4-5; wrd = recall 1-WRD, greedy precision")
-                weights = gr.Dropdown(list(OPTION["weights"].choices), value=Options.weights, label="Token masses (weights)")
+                weights = gr.Dropdown([FROM_PRESET, *OPTION["weights"].choices], value=FROM_PRESET,
+                                      label="Token masses (weights)")
             with gr.Row():
                 tokenizer = gr.Dropdown([TOKENIZER_AUTO, *OPTION["tokenizer"].choices], value=TOKENIZER_AUTO,
                                         label="Tokenizer", info="auto: the one that suits the embedding",
@@ -543,9 +555,9 @@ def build_demo() -> "gr.Blocks":
                 rescale = gr.Checkbox(value=False, label="Rescale with baseline")
                 with_siblings = gr.Checkbox(value=True, label="Also the literature's metrics (ROUGE-1, BLEU, METEOR, "
                                                               "BERTScore, MoverScore, WMS, SMS, S+WMS, Sentence-BERT)")
-        option_inputs = [embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings]
-        for control in (embedding, variant, weights, tokenizer, oov, clip):
-            control.change(on_options_change, inputs=option_inputs[:7], outputs=rescale, api_name=False,
+        option_inputs = [embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings, preset]
+        for control in (preset, embedding, variant, weights, tokenizer, oov, clip):
+            control.change(on_options_change, inputs=option_inputs[:7] + [preset], outputs=rescale, api_name=False,
                            show_progress="hidden")
 
         with gr.Tab("Score a pair"):

@@ -33,6 +33,7 @@ Args:
         lists may be mixed in one call: a string is one reference (read as the library reads it).
         Lone surrogates ("\\ud800") in any text become U+FFFD, as in the library.
     idf (dict): token -> weight for weights "idf"/"norm*idf"; default: fit on the references.
+        (weights "corpus-idf"/"norm*corpus-idf" read the table shipped in the embedding file instead.)
 """ + wrd_score.options.docstring_args() + """
 Returns:
     precision, recall, f1 (list of float), best_reference (list of int),
@@ -45,10 +46,12 @@ Examples:
     >>> results = wrdscore.compute(predictions=["get count"], references=[["size", "getCount"]])
     >>> results["best_reference"]
     [1]
-    >>> wrdscore.compute(predictions=["a"], references=["b"], weights="bogus")
+    >>> wrdscore.compute(predictions=["getCount"], references=["get_count"], preset="sentences")["f1"]
+    [1.0]
+    >>> wrdscore.compute(predictions=["a"], references=["b"], preset="code")
     Traceback (most recent call last):
     ...
-    ValueError: weights must be one of ['norm', 'idf', 'norm*idf', 'uniform'], got 'bogus'
+    ValueError: preset must be one of ['identifiers', 'sentences'], got 'code'
 """
 
 

@@ -20,6 +20,18 @@ Usage::
     python benchmarks/tune_contextual.py --markdown /tmp/tune_contextual.md   # about 3-5 minutes on 2 cores
     python benchmarks/tune_contextual.py --check 200                          # verify the shortcut
     python benchmarks/tune_contextual.py --probes                             # ideas outside the grid
+    python benchmarks/tune_contextual.py --idbench --layers 6                 # the grid on IdBench similarity
+    python benchmarks/tune_contextual.py --presets                            # the contextual bundles of preset=
+
+``--idbench`` scores the same variant x weights x pooling grid on IdBench small/medium/large (Spearman
+of F1 with ``similarity``, ``tokenizer="identifier"``, the library default) for the contextual
+*identifiers* preset (docs/presets.md); the identifiers there are short, so each set is simply
+encoded once per layer/pooling backend (its memo serves every variant and weighting).
+
+``--presets`` chooses the contextual bundles of ``preset=`` (wrd_score/options.py) by the rule of
+``benchmarks/choose_presets.py`` (same data, same tie rule), over the last layer, both poolings, both
+variants and the masses that give a pair the same score in any call (norm, uniform), with the library's
+default tokenizer (``identifier``), as a user of the preset gets them.
 """
 from __future__ import annotations
 
@@ -41,6 +53,7 @@ from wrd_score import WRDScorer  # noqa: E402
 from wrd_score.validate import paired_bootstrap, read_judgments  # noqa: E402
 
 STSB_DEV = DATA / "stsb" / "stsb_dev.tsv"
+IDBENCH = tuple(DATA / "idbench" / f"idbench_{size}.tsv" for size in ("small", "medium", "large"))
 VARIANTS = ("paper", "wrd")
 WEIGHTS = ("norm", "idf", "norm*idf", "uniform")
 # MiniLM-L6 has 6 blocks: 6 (= -1) is the last; 0 would be the (context-free) embedding layer.
@@ -252,6 +265,56 @@ def probes(limit: Optional[int]) -> str:
     return "\n".join(lines)
 
 
+def idbench(layers: Sequence[str], poolings: Sequence[str]) -> str:
+    """The grid on IdBench similarity (see the module docstring): a markdown table, best mean first."""
+    sets = []
+    for path in IDBENCH:
+        frame = read_judgments(str(path), "similarity")
+        frame = frame[np.isfinite(frame["similarity"].to_numpy())].reset_index(drop=True)
+        sets.append((frame["prediction"].tolist(), frame["reference"].tolist(), frame["similarity"].to_numpy()))
+    rows = []
+    for layer, pooling in itertools.product(layers, poolings):
+        for variant, weights in itertools.product(VARIANTS, WEIGHTS):
+            opts = {"backend": "contextual", "model": "default", "layer": layer, "pooling": pooling,
+                    "variant": variant, "weights": weights}
+            rhos = [float(spearmanr(wrd_f1(opts, preds, refs), human)[0]) for preds, refs, human in sets]
+            rows.append((layer, pooling, variant, weights, rhos))
+    rows.sort(key=lambda r: -float(np.mean(r[4])))
+    lines = ["### Contextual MiniLM on IdBench (Spearman of F1 with similarity, tokenizer identifier)", "",
+             "| layer | pooling | variant | weights | small | medium | large | mean |", "|---|---|---|---|---:|---:|---:|---:|"]
+    for layer, pooling, variant, weights, rhos in rows:
+        lines.append(f"| {layer} | {pooling} | {variant} | {weights} | " + " | ".join(f"{r:.4f}" for r in rhos)
+                     + f" | {np.mean(rhos):.4f} |")
+    return "\n".join(lines)
+
+
+def preset_bundles() -> str:
+    """The contextual bundles by choose_presets.py's rule (see the module docstring)."""
+    import choose_presets as cp  # the sibling script: one rule for static and contextual bundles
+
+    sets = {name: cp.load_set(path, human) for name, path, human in cp.SETS}
+    f1s: Dict[Tuple[str, str, str, str], np.ndarray] = {}
+    for pooling, (name, (preds, refs, _)) in itertools.product(POOLINGS, sets.items()):
+        for variant, weights in itertools.product(VARIANTS, ("norm", "uniform")):
+            # Set by set: the backend's memo of the last call serves the four settings of one set.
+            opts = {"backend": "contextual", "model": "default", "layer": -1, "pooling": pooling,
+                    "variant": variant, "weights": weights}
+            f1s[pooling, variant, weights, name] = wrd_f1(opts, preds, refs)
+    rows = []
+    for pooling, variant, weights in itertools.product(POOLINGS, VARIANTS, ("norm", "uniform")):
+        row: Dict[str, Any] = {"embedding": f"contextual {pooling}", "variant": variant, "weights": weights,
+                               "fixed": True}
+        for name, (_, _, human) in sets.items():
+            f1 = f1s[pooling, variant, weights, name]
+            row[name], row["f1:" + name] = float(spearmanr(f1, human)[0]), f1
+            row["pearson:" + name] = float(pearsonr(f1, human)[0])
+        rows.append(row)
+    text = cp.report(rows, sets).replace("| embedding |", "| pooling (layer -1) |")
+    pearson = ["", "STS-B dev Pearson (the held-out MT report was a Pearson):", ""]
+    pearson += [f"* {r['embedding']}, {r['variant']}, {r['weights']}: {r['pearson:STS-B dev']:.4f}" for r in rows]
+    return text + "\n" + "\n".join(pearson)
+
+
 def _fmt_config(row: Dict[str, Any]) -> str:
     if row["metric"] == "BERTScore":
         return f"BERTScore, layer {row['layer']}, {row['pooling']}, idf={'yes' if row['idf'] else 'no'}"
@@ -305,6 +368,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="verify on the first N pairs that the shared encoding gives the fresh scores, then exit")
     parser.add_argument("--probes", action="store_true",
                         help="instead of the grid, run the probes outside it (clip, IDF fits, centring, unbalanced OT)")
+    parser.add_argument("--idbench", action="store_true",
+                        help="instead of STS-B dev, score the grid on IdBench similarity (small, medium, large)")
+    parser.add_argument("--presets", action="store_true",
+                        help="instead of the grid, choose the contextual bundles of preset= (choose_presets.py's rule)")
     parser.add_argument("--markdown", default=None, help="also write the report to this file")
     args = parser.parse_args(argv)
     if not STSB_DEV.is_file():
@@ -314,7 +381,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         check(args.check)
         return 0
     start = time.perf_counter()
-    if args.probes:
+    if args.presets:
+        text = preset_bundles()
+    elif args.idbench:
+        text = idbench(args.layers, args.poolings)
+    elif args.probes:
         text = probes(args.limit)
     else:
         result = run(args.layers, args.poolings, args.limit)

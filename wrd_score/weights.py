@@ -5,25 +5,33 @@ sum to 1 on each side.  ``idf`` uses a smoothed inverse document frequency,
 ``idf(w) = ln((1 + N) / (1 + df(w))) + 1``, as scikit-learn's default: it is at least 1, so a
 corpus of one document (or a word found in every document) never yields a zero or NaN mass, and
 a word unseen in the corpus gets the largest weight, ``ln(1 + N) + 1``.
+
+Where the document frequencies come from is the IDF policy: ``idf``/``norm*idf`` fit them on the
+references of the call (or take the user's ``idf=`` table), so a pair's score depends on the other
+pairs of the call; ``corpus-idf``/``norm*corpus-idf`` read the fixed table an embedding file ships
+(``df_tokens``/``df_counts``/``df_documents``), so every pair gets the same masses in any call.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import math
+import weakref
 from collections import Counter
-from typing import Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .signature import pinned
 
-__all__ = ["WEIGHTS", "IDF_WEIGHTS", "uses_idf", "document_frequencies", "fit_idf", "IDFTable", "token_masses", "normalise",
-           "table_digest"]
+__all__ = ["WEIGHTS", "IDF_WEIGHTS", "CORPUS_IDF_WEIGHTS", "uses_idf", "uses_corpus_idf", "document_frequencies",
+           "fit_idf", "corpus_idf", "IDFTable", "token_masses", "normalise", "table_digest"]
 
-WEIGHTS = ("norm", "idf", "norm*idf", "uniform")
-#: The weights that need an IDF table.
+WEIGHTS = ("norm", "idf", "norm*idf", "corpus-idf", "norm*corpus-idf", "uniform")
+#: The weights that need an IDF table fitted on the call's references (or given as ``idf=``).
 IDF_WEIGHTS = ("idf", "norm*idf")
+#: The weights whose IDF comes from the document-frequency table shipped in the embedding file.
+CORPUS_IDF_WEIGHTS = ("corpus-idf", "norm*corpus-idf")
 
 
 def uses_idf(scheme: str) -> bool:
@@ -39,6 +47,17 @@ def uses_idf(scheme: str) -> bool:
     return scheme in IDF_WEIGHTS
 
 
+def uses_corpus_idf(scheme: str) -> bool:
+    """Whether masses of this ``weights`` scheme read the embedding file's fixed document frequencies.
+
+    Nothing is fitted for these, so chunked, sharded and distributed scoring need no table.
+
+    >>> uses_corpus_idf("norm*corpus-idf"), uses_idf("norm*corpus-idf")
+    (True, False)
+    """
+    return scheme in CORPUS_IDF_WEIGHTS
+
+
 class IDFTable:
     """Smoothed IDF over a corpus of token lists; callable on a token."""
 
@@ -46,8 +65,9 @@ class IDFTable:
         self.weights = dict(weights)
         self.default = float(default)
         self.n_documents = n_documents
-        # Recorded in the signature: "refs" (fit on the call) or "user@sha256:..." (the user's table,
-        # pinned by its content: scores of two tables must never pass for one run).
+        # Recorded in the signature: "refs" (fit on the call), "user@sha256:..." (the user's table, pinned
+        # by its content: scores of two tables must never pass for one run) or "emb" (the embedding file's
+        # table, pinned by the file's checksum in the signature).
         self.source = source
 
     def __call__(self, token: str) -> float:
@@ -72,8 +92,39 @@ def fit_idf(documents: Iterable[Sequence[str]]) -> IDFTable:
     (1.0, 1.4055, 2.0986)
     """
     df, n = document_frequencies(documents)
+    return _smoothed_idf(df, n, "refs")
+
+
+def _smoothed_idf(df: Mapping[str, int], n: int, source: str) -> IDFTable:
+    # The one IDF formula (module docstring), for fitted and shipped document frequencies alike.
     weights = {tok: math.log((1 + n) / (1 + count)) + 1.0 for tok, count in df.items()}
-    return IDFTable(weights, math.log(1 + n) + 1.0, n, "refs")
+    return IDFTable(weights, math.log(1 + n) + 1.0, n, source)
+
+
+# One table per loaded embedding (a 250k-token dict costs ~0.1 s to build): WRDScorer is made
+# per call by score() and per update by the torchmetrics metric.
+_CORPUS_TABLES: "weakref.WeakKeyDictionary[Any, IDFTable]" = weakref.WeakKeyDictionary()
+
+
+def corpus_idf(embedding: Any, scheme: str = "corpus-idf") -> IDFTable:
+    """The smoothed IDF of the document frequencies an embedding file ships (``df_table``,
+    ``df_documents`` of a :class:`~wrd_score.backends.static.StaticEmbedding`); the same for every call.
+
+    >>> class Emb: name, df_table, df_documents = "e", {"get": 2, "size": 1}, 2
+    >>> table = corpus_idf(Emb())
+    >>> round(table("get"), 4), round(table("size"), 4), table.source
+    (1.0, 1.4055, 'emb')
+    """
+    table = _CORPUS_TABLES.get(embedding)
+    if table is None:
+        df, n = getattr(embedding, "df_table", None), getattr(embedding, "df_documents", None)
+        if df is None or n is None:
+            raise ValueError(f"weights={scheme!r} reads the document-frequency table of the embedding file, and "
+                             f"embedding {getattr(embedding, 'name', '?')!r} has none (arrays df_tokens, df_counts, "
+                             "df_documents); use weights='norm', or 'idf'/'norm*idf' fitted on the references")
+        table = _smoothed_idf(df, int(n), "emb")
+        _CORPUS_TABLES[embedding] = table
+    return table
 
 
 def user_idf(mapping: Mapping[str, float]) -> IDFTable:
@@ -120,9 +171,9 @@ def token_masses(norms: np.ndarray, tokens: Sequence[str], scheme: str, idf: Opt
     if idf is None:
         raise ValueError(f"weights={scheme!r} needs an IDF table")
     idf_values = np.fromiter((idf(t) for t in tokens), dtype=np.float64, count=len(tokens))
-    if scheme == "idf":
+    if scheme in ("idf", "corpus-idf"):
         return idf_values
-    if scheme == "norm*idf":
+    if scheme in ("norm*idf", "norm*corpus-idf"):
         return idf_values * np.asarray(norms, dtype=np.float64)
     raise ValueError(f"weights must be one of {list(WEIGHTS)}, got {scheme!r}")
 

@@ -1,0 +1,290 @@
+"""`preset=` (named bundles of defaults) and `weights="corpus-idf"` (the embedding file's fixed IDF)."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+import wrd_score.options
+from wrd_score import WRDScorer, cli, score
+from wrd_score.backends.static import StaticEmbedding, _write_npz
+from wrd_score.options import DEFAULT_PRESET, PRESETS, Options, option_info
+from wrd_score.stream import iter_scores, score_chunked
+
+#: A bundle unlike any shipped one, so a test sees the preset act whatever the shipped values are.
+ODD = {"embedding": "default", "variant": "paper", "weights": "uniform"}
+
+
+@pytest.fixture
+def odd_sentences(monkeypatch):
+    monkeypatch.setitem(PRESETS["sentences"], "static", dict(ODD))
+    return ODD
+
+
+# --------------------------------------------------------------------------- resolution
+def test_the_default_preset_is_identifiers_and_fills_every_preset_option():
+    assert DEFAULT_PRESET == "identifiers" and Options().preset == "identifiers"
+    for backend in ("static", "contextual"):
+        resolved = Options(backend=backend).validate()
+        for name, value in PRESETS["identifiers"][backend].items():
+            assert getattr(resolved, name) == value
+    # Options of the other backend stay unset: nothing is filled that the backend would ignore.
+    assert Options(backend="static", preset="sentences").validate().pooling is None
+    assert Options(backend="contextual", preset="sentences").validate().embedding is None
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("backend", ["static", "contextual"])
+def test_an_option_given_explicitly_wins_over_the_preset(preset, backend):
+    bundle = PRESETS[preset][backend]
+    others = {"variant": {"wrd": "paper", "paper": "wrd"}, "weights": {"uniform": "norm"},
+              "pooling": {"tokenizer": "wordpiece", "wordpiece": "tokenizer"}, "embedding": {"default": "x.npz"}}
+    for name, value in bundle.items():
+        given = others.get(name, {}).get(value, "uniform" if name == "weights" else 2 if name == "layer" else None)
+        resolved = Options(backend=backend, preset=preset, **{name: given}).validate()
+        assert getattr(resolved, name) == given != value
+        assert all(getattr(resolved, n) == v for n, v in bundle.items() if n != name)
+
+
+def test_the_preset_changes_scores_and_the_signature_records_the_resolved_values(odd_sentences):
+    pairs = (["getCount", "set artwork entry"], ["size", "update image"])
+    default, sentences = WRDScorer(), WRDScorer(preset="sentences")
+    assert sentences.options.variant == "paper" and sentences.options.weights == "uniform"
+    assert sentences.score(*pairs)["f1"] != default.score(*pairs)["f1"]
+    # Every resolved value is in the signature: it equals the one of the same settings given by hand.
+    explicit = WRDScorer(**ODD)
+    assert sentences.signature() == explicit.signature()
+    assert "variant:paper" in sentences.signature() and "weights:uniform" in sentences.signature()
+    assert sentences.score(*pairs) == explicit.score(*pairs)
+
+
+def test_the_contextual_bundle_reaches_the_encoder_and_its_signature(tmp_path, make_tiny_bert):
+    model = str(make_tiny_bert(tmp_path / "bert"))
+    bundle = PRESETS["sentences"]["contextual"]
+    by_preset = WRDScorer(backend="contextual", model=model, preset="sentences", device="cpu")
+    by_hand = WRDScorer(backend="contextual", model=model, device="cpu", **bundle)
+    assert by_preset.backend.pooling == bundle["pooling"]
+    assert by_preset.signature() == by_hand.signature()
+    assert f"weights:{bundle['weights']}" in by_preset.signature()
+    pairs = (["getCount", "set artwork entry"], ["size", "update image"])
+    assert by_preset.score(*pairs) == by_hand.score(*pairs)
+
+
+def test_an_unknown_preset_is_a_one_line_error():
+    with pytest.raises(ValueError, match=r"^preset must be one of \['identifiers', 'sentences'\], got 'code'$"):
+        WRDScorer(preset="code")
+    with pytest.raises(ValueError, match="preset must be one of"):
+        score(["a"], ["b"], preset=None)
+
+
+def test_an_option_of_the_other_backend_is_refused_even_when_it_equals_a_bundle_value():
+    # pooling="tokenizer" used to equal the (contextual) default and pass unnoticed with the static backend.
+    with pytest.raises(ValueError, match=r"\['pooling'\] apply only to backend='contextual'"):
+        Options(pooling="tokenizer").validate()
+
+
+def test_a_new_preset_on_resolved_options_is_refused_not_ignored():
+    resolved = WRDScorer().options
+    assert WRDScorer(resolved).options == resolved  # a scorer's options make the same scorer (torchmetrics, Ray)
+    with pytest.raises(ValueError, match="preset='sentences' cannot act on options already resolved"):
+        WRDScorer(resolved, preset="sentences")
+
+
+def test_every_bundle_sets_exactly_the_preset_options_of_its_backend(monkeypatch):
+    preset_options = {info.name for info in option_info() if info.preset}
+    assert preset_options == {"embedding", "variant", "weights", "layer", "pooling"}
+    monkeypatch.setitem(PRESETS["sentences"], "static", {"variant": "wrd"})
+    with pytest.raises(AssertionError, match=r"PRESETS\['sentences'\]\['static'\] sets"):
+        wrd_score.options._check_declared_choices()
+
+
+def test_every_surface_documents_the_preset():
+    table = wrd_score.options.markdown_table()
+    assert "| `preset` | `'identifiers'` |" in table
+    assert "| `variant` | preset: identifiers:" in table
+    assert "preset (str):" in wrd_score.options.docstring_args()
+
+
+# --------------------------------------------------------------------------- surfaces
+def run_cli(capsys, *argv):
+    try:
+        code = cli.main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_preset_flag(odd_sentences, capsys):
+    code, out, _ = run_cli(capsys, "score", "--strings", "-c", "get count", "-r", "size", "--preset", "sentences",
+                           "--json")
+    got = json.loads(out)
+    expected = WRDScorer(preset="sentences").score(["get count"], ["size"])
+    assert code == 0 and got["f1"] == expected["f1"] and got["signature"] == expected["signature"]
+    # An explicit flag wins over the preset.
+    _, out, _ = run_cli(capsys, "score", "--strings", "-c", "get count", "-r", "size", "--preset", "sentences",
+                        "--variant", "wrd", "--json")
+    assert "variant:wrd" in json.loads(out)["signature"]
+    code, _, err = run_cli(capsys, "score", "--strings", "-c", "a", "-r", "b", "--preset", "code")
+    assert code == 2 and "invalid choice: 'code'" in err
+
+
+def test_evaluate_module_preset(odd_sentences, repo):
+    evaluate = pytest.importorskip("evaluate")
+    metric = evaluate.load(str(repo / "wrdscore.py"))
+    out = metric.compute(predictions=["get count"], references=["size"], preset="sentences")
+    assert out == WRDScorer(preset="sentences").score(["get count"], ["size"])
+    with pytest.raises(ValueError, match="preset must be one of"):
+        metric.compute(predictions=["a"], references=["b"], preset="code")
+
+
+# --------------------------------------------------------------------------- weights="corpus-idf"
+WORDS = ["get", "count", "size", "set", "color", "name", "list"]
+DF = {"get": 900, "count": 40, "size": 60, "set": 700, "name": 100}
+N_DOCS = 1000
+
+
+def _emb_file(path, df=DF, n=N_DOCS, **extra):
+    vectors = np.random.default_rng(0).normal(size=(len(WORDS), 16))
+    arrays = {"words": np.array(WORDS), "vectors": vectors}
+    if df is not None:
+        arrays.update(df_tokens=np.array(list(df)), df_counts=np.array(list(df.values()), dtype=np.int64),
+                      df_documents=np.array(n, dtype=np.int64))
+    arrays.update(extra)
+    _write_npz(str(path), arrays)
+    return str(path)
+
+
+@pytest.fixture
+def with_table(tmp_path):
+    return _emb_file(tmp_path / "with_table.npz")
+
+
+def test_corpus_idf_gives_a_pair_the_same_score_whatever_else_is_in_the_call(with_table):
+    scorer = WRDScorer(embedding=with_table, weights="norm*corpus-idf")
+    pair, crowd = (["get count"], ["get size"]), (["set color", "get count", "list"], ["get name", "get size", "get"])
+    assert scorer.score(*pair)["f1"][0] == scorer.score(*crowd)["f1"][1]
+    # Unlike weights="norm*idf", fit on the references of each call.
+    fitted = WRDScorer(embedding=with_table, weights="norm*idf")
+    assert fitted.score(*pair)["f1"][0] != fitted.score(*crowd)["f1"][1]
+
+
+def test_corpus_idf_masses_are_the_smoothed_idf_of_the_shipped_counts(with_table):
+    detail = WRDScorer(embedding=with_table, weights="corpus-idf").explain("get count", "list")
+    idf = [math.log((1 + N_DOCS) / (1 + DF[t])) + 1 for t in ("get", "count")]
+    np.testing.assert_allclose(detail.mass_p, np.array(idf) / sum(idf), rtol=1e-12)
+    # "list" is not in the table: the largest weight, as an unseen word in a fitted table.
+    assert detail.tokens_r == ["list"] and detail.mass_r.tolist() == [1.0]
+    norm = WRDScorer(embedding=with_table, weights="norm*corpus-idf").explain("get count", "list")
+    norms = np.linalg.norm(StaticEmbedding.load(with_table).vectors[[0, 1]], axis=1) * idf
+    np.testing.assert_allclose(norm.mass_p, norms / norms.sum(), rtol=1e-6)
+
+
+def test_corpus_idf_signature_is_pinned_by_the_file(with_table, tmp_path):
+    sig = WRDScorer(embedding=with_table, weights="corpus-idf").signature()
+    assert "weights:corpus-idf|idf:emb" in sig and "emb:with_table@sha256:" in sig
+    other = _emb_file(tmp_path / "with_table2.npz", df={**DF, "get": 10})
+    assert WRDScorer(embedding=other, weights="corpus-idf").signature().split("emb:")[1] != sig.split("emb:")[1]
+    assert "idf:refs" in WRDScorer(embedding=with_table, weights="idf").signature()
+
+
+def test_corpus_idf_refusals(with_table, tmp_path):
+    plain = _emb_file(tmp_path / "plain.npz", df=None)
+    with pytest.raises(ValueError, match=r"^weights='corpus-idf' reads the document-frequency table .* 'plain' has "
+                                         r"none \(arrays df_tokens"):
+        WRDScorer(embedding=plain, weights="corpus-idf")
+    with pytest.raises(ValueError, match="backend='contextual' has none"):
+        Options(backend="contextual", weights="norm*corpus-idf").validate()
+    with pytest.raises(ValueError, match="idf= was given but weights='corpus-idf' reads the embedding file's"):
+        WRDScorer(embedding=with_table, weights="corpus-idf").score(["a"], ["b"], idf={"a": 1.0})
+
+
+def test_chunked_streamed_and_distributed_scoring_fit_nothing(with_table):
+    scorer = WRDScorer(embedding=with_table, weights="corpus-idf")
+    preds, refs = ["get count", "set color", "size"], ["size", "get name", ["list", "get size"]]
+    one = scorer.score(preds, refs)
+    assert score_chunked(scorer, preds, refs, chunk_size=1) == one
+    assert [s.f1 for s in iter_scores(scorer, zip(preds, refs), chunk_size=1)] == one["f1"]  # no idf= needed
+    tm = pytest.importorskip("wrd_score.torchmetrics")
+    metric = tm.WRDScore(embedding=with_table, weights="corpus-idf")  # no table asked for
+    metric.update(preds[:1], refs[:1])
+    metric.update(preds[1:], refs[1:])
+    assert metric.compute()["f1"] == one["f1"]
+
+
+def test_cli_corpus_idf(with_table, capsys):
+    code, out, _ = run_cli(capsys, "score", "--strings", "-c", "get count", "-r", "size", "--embedding", with_table,
+                           "--weights", "corpus-idf", "--json")
+    assert code == 0 and json.loads(out) == WRDScorer(embedding=with_table, weights="corpus-idf").score(
+        ["get count"], ["size"])
+
+
+# --------------------------------------------------------------------------- benchmarks/choose_presets.py
+@pytest.fixture(scope="module")
+def chooser(repo):
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("choose_presets", repo / "benchmarks" / "choose_presets.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _row(chooser, name, own, other, fixed=True):
+    # own: F1 per IdBench set; other: F1 on STS-B dev (arrays against the human scores of _sets()).
+    row = {"embedding": "e", "variant": name, "weights": "norm", "fixed": fixed}
+    human = _sets(chooser)
+    for (set_name, (_, _, h)), f1 in zip(human.items(), list(own) + [other]):
+        row[set_name], row["f1:" + set_name] = float(chooser.spearmanr(f1, h)[0]), np.asarray(f1)
+    return row
+
+
+def _sets(chooser):
+    h = np.arange(60.0)
+    return {name: ([], [], h) for name, _, _ in chooser.SETS}
+
+
+def test_choose_presets_keeps_the_best_unless_a_tie_is_reliably_better_elsewhere(chooser):
+    h = np.arange(60.0)
+    noise = np.random.default_rng(0).normal(size=(8, 60))
+    good, same, bad = h + 3 * noise[0], h + 3 * noise[1] + 0.01, noise[2]
+    # "a" is best on IdBench, "b" ties there and is far better on STS-B dev: identifiers takes "b".
+    a = _row(chooser, "a", [good, good, good], bad)
+    b = _row(chooser, "b", [same, same, same], good)
+    chosen, tie = chooser.choose([a, b], _sets(chooser), "identifiers")
+    assert chosen is b and [row for row, _, _ in tie] == [a, b]
+    # Clearly worse on IdBench: no tie, the best stays whatever STS-B dev says.
+    c = _row(chooser, "c", [bad, bad, bad], good)
+    assert chooser.choose([a, c], _sets(chooser), "identifiers")[0] is a
+    # Refs-fitted IDF (not the same score in any call) is never chosen, even when best.
+    d = _row(chooser, "d", [h, h, h], h, fixed=False)
+    assert chooser.choose([a, d], _sets(chooser), "identifiers")[0] is a
+
+
+def test_choose_presets_scores_the_fixed_table_only_where_the_file_has_one(chooser, with_table, tmp_path):
+    sets = {"STS-B dev": (["get count", "set color", "size", "get name"], ["size", "color", "get size", "name"],
+                          np.array([0.2, 0.5, 0.7, 0.9]))}
+    rows = {(r["variant"], r["weights"]): r for r in chooser.grid(with_table, sets)}
+    assert rows["wrd", "corpus-idf"]["STS-B dev"] is not None and not rows["wrd", "idf"]["fixed"]
+    plain = _emb_file(tmp_path / "plain.npz", df=None)
+    rows = {(r["variant"], r["weights"]): r for r in chooser.grid(plain, sets)}
+    assert rows["wrd", "corpus-idf"]["STS-B dev"] is None and rows["wrd", "norm"]["STS-B dev"] is not None
+
+
+def test_sharded_corpus_idf_merges_into_one_run(with_table, tmp_path, capsys):
+    cands, refs = tmp_path / "c.txt", tmp_path / "r.txt"
+    cands.write_text("get count\nset color\nsize\nlist\n", encoding="utf-8")
+    refs.write_text("get size\ncolor\nget size\nget name\n", encoding="utf-8")
+    flags = ["-c", str(cands), "-r", str(refs), "--embedding", with_table, "--weights", "norm*corpus-idf"]
+    code, one_run, err = run_cli(capsys, "score", *flags, "--json")
+    assert code == 0, err
+    paths = []
+    for k in (1, 2, 3):
+        paths.append(str(tmp_path / f"shard{k}.json"))
+        code, _, err = run_cli(capsys, "score", *flags, "--shard", f"{k}/3", "-o", paths[-1])
+        assert code == 0, err
+    code, merged, err = run_cli(capsys, "merge", *paths)
+    assert code == 0, err
+    assert merged == one_run and "idf:emb" in one_run
