@@ -747,15 +747,16 @@ def test_output_onto_a_fifo_or_device_writes_into_it_and_keeps_it(tmp_path, caps
     from wrd_score import cli
 
     argv = _output_commands(tmp_path)[command]
-    # train and convert want a .npz name
-    node = tmp_path / "fifo.npz" if "fifo" in target else _null_device(tmp_path, "null.npz")
-    if node == Path("/dev/null") and command in ("train", "convert") and not target.startswith("link"):
-        pytest.skip("not root: no private device node with a .npz name")
+    # train and convert want a .npz name, show a figure format's
+    suffix = ".png" if command == "show" else ".npz"
+    node = tmp_path / f"fifo{suffix}" if "fifo" in target else _null_device(tmp_path, f"null{suffix}")
+    if node == Path("/dev/null") and command in ("train", "convert", "show") and not target.startswith("link"):
+        pytest.skip("not root: no private device node with the suffix the command needs")
     if "fifo" in target:
         os.mkfifo(node)
     out = node
     if target.startswith("link"):
-        out = tmp_path / "out.npz"
+        out = tmp_path / f"out{suffix}"
         out.symlink_to(node)
     drain = _Drain(node) if "fifo" in target else None
     try:
@@ -811,7 +812,7 @@ def test_validate_output_dir_keeps_a_fifo_and_refuses_a_non_folder(tmp_path, cap
     node = _null_device(tmp_path)
     (folder / "j.scatter.png").symlink_to(node)
     (folder / "j.scores.csv").symlink_to(node)
-    argv = ["validate", str(table), "-m", "wrdscore", "--bootstrap", "10", "--quiet"]
+    argv = ["validate", str(table), "-m", "wrdscore", "--bootstrap", "40", "--quiet"]
     assert cli.main([*argv, "--output-dir", str(folder)]) == 0, capsys.readouterr().err
     assert stat_.S_ISCHR(os.stat(node).st_mode) and (folder / "j.scatter.png").is_symlink()
     capsys.readouterr()
