@@ -19,6 +19,7 @@ import numpy as np
 
 from . import transport
 from .backends.base import Encoded
+from .tokenize import normal_form
 from .transport import emd_plan
 from .weights import normalise
 
@@ -66,8 +67,13 @@ def empty_pair_score(text_p: str, text_r: str) -> float:
 
 
 def empty_text_key(text: str) -> str:
-    """What two token-less texts must share to be equal under :func:`empty_pair_score`."""
-    return text.strip()
+    """What two token-less texts must share to be equal under :func:`empty_pair_score`: the text in
+    the tokenizers' normal form (NFKC), so that canonically equal texts score 1 here too.
+
+    >>> empty_text_key(" \u0323\u0301 ") == empty_text_key("\u0301\u0323")
+    True
+    """
+    return normal_form(text).strip()
 
 
 def best_of(values: np.ndarray, sizes: Sequence[int]) -> Tuple[np.ndarray, List[int]]:

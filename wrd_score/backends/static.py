@@ -31,6 +31,7 @@ __all__ = [
     "OOV_POLICIES",
     "EMBEDDING_FORMATS",
     "load_embedding",
+    "NoVectorWarning",
 ]
 
 DEFAULT_EMBEDDING = "default"
@@ -613,6 +614,21 @@ def load_embedding(path: str = DEFAULT_EMBEDDING, *, format: str = "auto", allow
     return embedding
 
 
+class NoVectorWarning(UserWarning):
+    """Some tokens of a call have no vector in the embedding (out of its vocabulary, and nothing to
+    compose one from): each matches only an identical token.  Issued once per encoding call."""
+
+
+def _warn_no_vector(tokens: Sequence[str], exact_only: np.ndarray, name: str, oov: str) -> None:
+    # Silent, a text of such tokens scores 0 against any other wording (CJK through a vocabulary
+    # without its characters did): the user must hear of it, once per call, not once per token.
+    missing = np.flatnonzero(exact_only)
+    examples = ", ".join(repr(tokens[i]) for i in missing[:5])
+    warnings.warn(NoVectorWarning(
+        f"{len(missing)} of {len(tokens)} distinct tokens have no vector in embedding {name!r} (e.g. {examples}; "
+        f"oov={oov!r}): each matches only an identical token; use an embedding that covers them"), stacklevel=4)
+
+
 class StaticBackend:
     """Backend over a :class:`StaticEmbedding`.
 
@@ -679,4 +695,5 @@ class StaticBackend:
         exact_only = norms == 0
         if exact_only.any():
             norms = np.where(exact_only, emb.mean_norm, norms)
+            _warn_no_vector(tokens, exact_only, emb.name, self.oov)
         return Encoded(units=units, norms=norms, exact_only=exact_only, tokens=tokens, spans=spans)
