@@ -247,7 +247,7 @@ class WRDScorer:
         check_transport_size(enc.spans, ("prediction", "reference").__getitem__, occurrences=True)
         masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table)
         return pair_detail(enc, texts[0], texts[1], enc.spans[0], enc.spans[1], masses,
-                           self.options.variant, self.options.clip_negative)
+                           self.options.variant, self.options.clip_negative, compiled=True)
 
 
 def result_dict(precision: List[float], recall: List[float], f1: List[float], best_reference: List[int],

@@ -231,11 +231,14 @@ def _tokens_repr(tokens: Sequence[str], head: int = 4, tail: int = 2) -> str:
 
 
 def pair_detail(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span_r: np.ndarray,
-                masses: np.ndarray, variant: str, clip: bool) -> PairDetail:
+                masses: np.ndarray, variant: str, clip: bool, compiled: bool = False) -> PairDetail:
     """Score one pair, keeping the per-token matrices (for the app and plots).
 
     P/R are :func:`pair_scores`'s; the flow shown is its merged optimal plan split back over
     duplicate tokens in proportion to their masses (an optimal plan of the unmerged problem).
+    ``compiled=True`` (``explain()``) first asks the compiled solver (:func:`transport.pair_plan`),
+    whose P/R are the batch scorer's, and takes POT's path only where that declines; the default
+    is POT, the reference the compiled solver is tested against.
     """
     tokens_p = [enc.tokens[i] for i in span_p]
     tokens_r = [enc.tokens[i] for i in span_r]
@@ -251,6 +254,9 @@ def pair_detail(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span
         flow = _identity_flow(span_p, span_r, mass_p, mass_r)
         if flow is not None:
             return PairDetail(tokens_p, tokens_r, cos, mass_p, mass_r, flow, 1.0, 1.0)
+    fast = transport.pair_plan(enc.units, span_p, span_r, mass_p, mass_r, variant, clip) if compiled else None
+    if fast is not None:
+        return PairDetail(tokens_p, tokens_r, cos, mass_p, mass_r, fast[2], fast[0], fast[1])
     solved = _solve_merged(enc, span_p, span_r, mass_p, mass_r, variant, clip)
     precision, recall, node_flow, (group_p, node_p), (group_r, node_r) = solved
     share_p = np.divide(mass_p, node_p[group_p], out=np.zeros(m), where=node_p[group_p] > 0)

@@ -20,11 +20,12 @@ transport problem exactly with a dense transportation simplex.  Its answer equal
 from __future__ import annotations
 
 import os
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
-__all__ = ["emd_plan", "HAVE_NUMBA", "MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "compile_kernels"]
+__all__ = ["emd_plan", "HAVE_NUMBA", "MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan",
+           "compile_kernels"]
 
 #: Problems with more cells than this go to POT (its C++ simplex scales better; these are rare).
 MAX_CELLS = 4096
@@ -470,6 +471,37 @@ def batch_prf(units: np.ndarray, flat_rows: np.ndarray, flat_mass: np.ndarray, o
     return out_p, out_r, status
 
 
+def pair_plan(units: np.ndarray, rows_p: np.ndarray, rows_r: np.ndarray, mass_p: np.ndarray, mass_r: np.ndarray,
+              variant: str, clip: bool) -> Optional[Tuple[float, float, np.ndarray]]:
+    """P, R and the optimal per-token flow of one pair from the compiled solver, as :func:`batch_prf`
+    scores it; ``None`` where the caller must take POT's path (no numba, more than ``MAX_CELLS``
+    cells, a tie that moves P/R, the iteration cap).  Lets ``explain()`` (the app, ``wrdscore show``)
+    draw a pair without importing POT, whose import costs seconds (it pulls in its backends).
+
+    ``rows_p``/``rows_r``: rows of ``units`` (one per token, repeats allowed); masses normalised, both
+    sides non-empty."""
+    m, n = len(rows_p), len(rows_r)
+    if not HAVE_NUMBA or m * n > MAX_CELLS or not m or not n:
+        return None
+    size = max(m, n, 2)
+    cells = m * n
+    buffers = [np.empty(cells) for _ in range(3)]
+    x = np.zeros(cells)
+    W = np.empty(cells)
+    basic = np.zeros(cells, dtype=np.bool_)
+    u, v, alpha, beta = (np.empty(size) for _ in range(4))
+    row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
+    queue, parent, path_i, path_j = (np.empty(2 * size, dtype=np.int64) for _ in range(4))
+    p, r, status = _pair_prf(np.ascontiguousarray(units, dtype=np.float64), np.asarray(rows_p, dtype=np.int64),
+                             np.asarray(rows_r, dtype=np.int64), np.ascontiguousarray(mass_p, dtype=np.float64),
+                             np.ascontiguousarray(mass_r, dtype=np.float64), variant == "paper", bool(clip),
+                             buffers[0], buffers[1], x, basic, u, v, W, alpha, beta, row_seen, col_seen, queue,
+                             parent, path_i, path_j)
+    if status != STATUS_OK:
+        return None
+    return float(p), float(r), x.reshape(m, n)
+
+
 def compile_kernels() -> float:
     """Compile (or load from numba's on-disk cache) the kernels; returns the seconds it took."""
     import time
@@ -485,4 +517,5 @@ def compile_kernels() -> float:
     for variant in ("paper", "wrd"):
         batch_prf(units, rows, mass, offsets, ids, -np.ones(2, dtype=np.int64), np.array([[0, 1]], dtype=np.int64),
                   variant, True)
+        pair_plan(units, rows[:2], rows[2:], mass[:2], mass[2:], variant, True)
     return time.perf_counter() - start
