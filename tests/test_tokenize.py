@@ -101,3 +101,20 @@ def test_texts_without_vectors_warn_once_per_call():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         scorer.score(["getCount"], ["size"])  # every token has a vector: no warning
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from wrd_score.tokenize import tokenize_many  # noqa: E402
+
+_ASCII_ID = st.text(string.ascii_letters + string.digits + "_-. $\x00\n", max_size=30)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(texts=st.lists(st.one_of(_ASCII_ID, _ASCII_ID, st.text(max_size=20)), max_size=25),
+       tokenizer=st.sampled_from(["identifier", "words"]))
+def test_tokenize_many_equals_one_text_at_a_time(texts, tokenizer):
+    """The batched ASCII pass (texts joined by NUL) is the per-text tokenizer, on any Unicode,
+    NULs inside texts included."""
+    assert tokenize_many(texts, tokenizer) == [get_tokenizer(tokenizer)(t) for t in texts]

@@ -18,7 +18,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import transport
-from .backends.base import Encoded
+from .backends.base import Encoded, FlatSpans
 from .tokenize import normal_form
 from .transport import emd_plan
 from .weights import normalise
@@ -42,9 +42,9 @@ def check_transport_size(spans: Sequence[np.ndarray], label: Callable[[int], str
 
     ``occurrences=True`` counts every token (for :func:`pair_detail`, whose matrices are per token).
     """
-    for i, span in enumerate(spans):
-        if len(span) <= MAX_TRANSPORT_NODES:
-            continue
+    lengths = spans.lengths if isinstance(spans, FlatSpans) else np.fromiter(map(len, spans), np.int64, len(spans))
+    for i in np.flatnonzero(lengths > MAX_TRANSPORT_NODES):
+        span = spans[i]
         nodes = len(span) if occurrences else len(np.unique(span))
         if nodes > MAX_TRANSPORT_NODES:
             what = "tokens" if occurrences else "transport nodes (distinct tokens; every token with the contextual backend)"
@@ -364,7 +364,7 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
     # Equal texts share an id (the reference's "text_p == text_r" shortcut); so do token-less texts
     # equal after strip() (the reference scores those 1).
     first: dict = {}
-    text_id = np.fromiter((first.setdefault(t, i) for i, t in enumerate(texts)), dtype=np.int64, count=len(texts))
+    text_id = np.fromiter(map(first.setdefault, texts, range(len(texts))), dtype=np.int64, count=len(texts))
     empty_id = np.full(len(texts), -1, dtype=np.int64)
     stripped: dict = {}
     for t in np.flatnonzero(np.diff(offsets) == 0):
@@ -380,10 +380,15 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
 
 def _flatten_texts(spans: Sequence[np.ndarray], masses: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All spans end to end, with each text's masses normalised as :func:`normalise` does."""
-    lengths = np.fromiter((len(s) for s in spans), dtype=np.int64, count=len(spans))
-    offsets = np.zeros(len(spans) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    flat_rows = np.concatenate([np.asarray(s, dtype=np.int64) for s in spans]) if offsets[-1] else np.zeros(0, np.int64)
+    if isinstance(spans, FlatSpans):  # already end to end
+        flat_rows, offsets = spans.rows, spans.offsets
+        lengths = spans.lengths
+    else:
+        lengths = np.fromiter((len(s) for s in spans), dtype=np.int64, count=len(spans))
+        offsets = np.zeros(len(spans) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        flat_rows = (np.concatenate([np.asarray(s, dtype=np.int64) for s in spans]) if offsets[-1]
+                     else np.zeros(0, np.int64))
     raw = np.asarray(masses, dtype=np.float64)[flat_rows]
     owner = np.repeat(np.arange(len(spans)), lengths)
     totals = np.bincount(owner, weights=raw, minlength=len(spans))

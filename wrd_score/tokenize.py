@@ -15,17 +15,19 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 __all__ = ["split_identifier", "split_words", "get_tokenizer", "TOKENIZERS", "normal_form", "normalise_with_offsets",
-           "unit_spans"]
+           "unit_spans", "tokenize_many"]
 
 _CHUNK = re.compile(r"[^\W_]+")  # ASCII text: maximal letter/digit runs (_, -, ., spaces and symbols split)
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
 # ASCII fast path of split_identifier: the same parts as the per-character loop below (digit runs,
 # lower->Upper, and an acronym's last capital when a lowercase letter follows), 4-5x faster;
 # checked equal on all 249,655 distinct Java method names of shared/data and on random strings.
-_ASCII_PART = re.compile(r"[0-9]+|[A-Z]+(?=[A-Z][a-z])|[A-Z]*[a-z]+|[A-Z]+")
+# Lowercase runs, the commonest part, are tried first; an uppercase run stops before a capital
+# that starts a lowercase word (HTTPResponse -> HTTP | Response).
+_ASCII_PART = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 # Scripts written without spaces between words.  Han (Chinese characters, Japanese kanji): one unit
 # per character, as BERT-style tokenizers and Chinese BLEU/BERTScore tokenisation do (a character is
@@ -240,6 +242,48 @@ def split_words(text: str) -> List[str]:
     if text.isascii():
         return _ASCII_WORD.findall(text.lower())
     return [unit for unit, _, _ in unit_spans(text, "words")]
+
+
+# The same ASCII patterns with one more alternative, the separator NUL, for tokenize_many.
+_ASCII_PART_OR_NUL = re.compile(_ASCII_PART.pattern + "|\x00")
+_ASCII_WORD_OR_NUL = re.compile(_ASCII_WORD.pattern + "|\x00")
+
+
+def tokenize_many(texts: Sequence[str], tokenizer: str) -> List[List[str]]:
+    """``[get_tokenizer(tokenizer)(text) for text in texts]``, faster on many short texts.
+
+    The ASCII texts (without NUL) are joined by NUL and split by one pass of the ASCII pattern,
+    which matches NUL as a part of its own; the list of parts is then cut at the NULs.  Splitting
+    text by text, most of the time went to Python's per-call overhead (a method name is 2-3
+    tokens).  Same pattern, same parts: equal to the per-text call on any text (tested on random
+    Unicode in ``tests/test_tokenize.py``); other texts take the per-text call.
+
+    >>> tokenize_many(["getCount", "", "size_t", "Größe"], "identifier")
+    [['get', 'count'], [], ['size', 't'], ['größe']]
+    """
+    split = get_tokenizer(tokenizer)
+    texts = list(texts)
+    joined = "\x00".join(texts)
+    if joined.isascii() and joined.count("\x00") == len(texts) - 1:
+        fast = list(range(len(texts)))
+    else:
+        fast = [i for i, text in enumerate(texts) if text.isascii() and "\x00" not in text]
+        joined = "\x00".join([texts[i] for i in fast])
+    out: List[Optional[List[str]]] = [None] * len(texts) if len(fast) < len(texts) else []
+    if fast:
+        if tokenizer == "identifier":
+            parts = " ".join(_ASCII_PART_OR_NUL.findall(joined)).lower()
+        else:
+            parts = " ".join(_ASCII_WORD_OR_NUL.findall(joined.lower()))
+        groups = [group.split() for group in parts.split("\x00")]
+        if not out:
+            return groups
+        for i, group in zip(fast, groups):
+            out[i] = group
+    for i, text in enumerate(texts):
+        if out[i] is None:
+            out[i] = split(text)
+    return out  # type: ignore[return-value]
 
 
 TOKENIZERS: Dict[str, Callable[[str], List[str]]] = {

@@ -252,8 +252,76 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
 
 
 @njit(cache=True, nogil=True)
+def _cosines(units, rows_p, rows_r, lo, cos, C, todo):
+    """``cos[i, j]`` (clipped to ``[lo, 1]``, exactly 1 for equal rows) and ``C = 1 - cos``.
+
+    Each dot product is the plain left-to-right sum over the dimensions, as it always was, but four
+    cells are summed side by side so that their additions overlap in the CPU instead of each
+    waiting on the one before: the same operations in the same order for every cosine, so the
+    scores are bit-identical (``benchmarks/fingerprint.py``), and the kernel about 1.3-1.8x faster at
+    384 dimensions.  ``todo``: scratch for the indices of cells that need a dot product."""
+    m = rows_p.shape[0]
+    n = rows_r.shape[0]
+    d = units.shape[1]
+    count = 0
+    for q in range(m * n):  # equal rows get exactly 1 below: no dot product for them
+        if rows_p[q // n] != rows_r[q % n]:
+            todo[count] = q
+            count += 1
+    t = 0
+    while t + 4 <= count:  # four cells at a time, in row-major order (they may span rows)
+        q0 = todo[t]
+        q1 = todo[t + 1]
+        q2 = todo[t + 2]
+        q3 = todo[t + 3]
+        a0 = units[rows_p[q0 // n]]
+        b0 = units[rows_r[q0 % n]]
+        a1 = units[rows_p[q1 // n]]
+        b1 = units[rows_r[q1 % n]]
+        a2 = units[rows_p[q2 // n]]
+        b2 = units[rows_r[q2 % n]]
+        a3 = units[rows_p[q3 // n]]
+        b3 = units[rows_r[q3 % n]]
+        c0 = 0.0
+        c1 = 0.0
+        c2 = 0.0
+        c3 = 0.0
+        for k in range(d):
+            c0 += a0[k] * b0[k]
+            c1 += a1[k] * b1[k]
+            c2 += a2[k] * b2[k]
+            c3 += a3[k] * b3[k]
+        cos[q0 // n, q0 % n] = c0
+        cos[q1 // n, q1 % n] = c1
+        cos[q2 // n, q2 % n] = c2
+        cos[q3 // n, q3 % n] = c3
+        t += 4
+    while t < count:
+        q0 = todo[t]
+        a0 = units[rows_p[q0 // n]]
+        b0 = units[rows_r[q0 % n]]
+        c0 = 0.0
+        for k in range(d):
+            c0 += a0[k] * b0[k]
+        cos[q0 // n, q0 % n] = c0
+        t += 1
+    for i in range(m):
+        for j in range(n):
+            if rows_p[i] == rows_r[j]:
+                c = 1.0
+            else:
+                c = cos[i, j]
+                if c < lo:
+                    c = lo
+                elif c > 1.0:
+                    c = 1.0
+            cos[i, j] = c
+            C[i, j] = 1.0 - c
+
+
+@njit(cache=True, nogil=True)
 def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf, basic_buf, u, v, W_buf,
-              alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j):
+              alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, todo):
     """P, R and a status for one pair with ``m, n >= 1`` that is not an identical-bag pair."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
@@ -263,22 +331,7 @@ def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf,
     x = x_buf[:m * n].reshape((m, n))
     W = W_buf[:m * n].reshape((m, n))
     basic = basic_buf[:m * n].reshape((m, n))
-    d = units.shape[1]
-    lo = 0.0 if clip else -1.0
-    for i in range(m):
-        for j in range(n):
-            if rows_p[i] == rows_r[j]:
-                c = 1.0
-            else:
-                c = 0.0
-                for k in range(d):
-                    c += units[rows_p[i], k] * units[rows_r[j], k]
-                if c < lo:
-                    c = lo
-                elif c > 1.0:
-                    c = 1.0
-            cos[i, j] = c
-            C[i, j] = 1.0 - c
+    _cosines(units, rows_p, rows_r, 0.0 if clip else -1.0, cos, C, todo)
     if m == 1 or n == 1:
         # One feasible plan only: the single token sends/receives everything in proportion.
         for i in range(m):
@@ -390,6 +443,7 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
     x = np.empty(cells)
     W = np.empty(cells)
     basic = np.empty(cells, dtype=np.bool_)
+    todo = np.empty(cells, dtype=np.int64)
     u = np.empty(size)
     v = np.empty(size)
     alpha = np.empty(size)
@@ -425,7 +479,7 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
             status[k] = STATUS_FALLBACK
             continue
         p, r, st = _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos, C, x, basic, u, v, W,
-                             alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j)
+                             alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, todo)
         out_p[k] = p
         out_r[k] = r
         status[k] = st
@@ -496,7 +550,7 @@ def pair_plan(units: np.ndarray, rows_p: np.ndarray, rows_r: np.ndarray, mass_p:
                              np.asarray(rows_r, dtype=np.int64), np.ascontiguousarray(mass_p, dtype=np.float64),
                              np.ascontiguousarray(mass_r, dtype=np.float64), variant == "paper", bool(clip),
                              buffers[0], buffers[1], x, basic, u, v, W, alpha, beta, row_seen, col_seen, queue,
-                             parent, path_i, path_j)
+                             parent, path_i, path_j, np.empty(cells, dtype=np.int64))
     if status != STATUS_OK:
         return None
     return float(p), float(r), x.reshape(m, n)
