@@ -296,7 +296,42 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, todo):
         cos[q2 // n, q2 % n] = c2
         cos[q3 // n, q3 % n] = c3
         t += 4
-    while t < count:
+    rest = count - t  # the last one to three cells, still side by side (short texts have few cells)
+    if rest == 3:
+        q0 = todo[t]
+        q1 = todo[t + 1]
+        q2 = todo[t + 2]
+        a0 = units[rows_p[q0 // n]]
+        b0 = units[rows_r[q0 % n]]
+        a1 = units[rows_p[q1 // n]]
+        b1 = units[rows_r[q1 % n]]
+        a2 = units[rows_p[q2 // n]]
+        b2 = units[rows_r[q2 % n]]
+        c0 = 0.0
+        c1 = 0.0
+        c2 = 0.0
+        for k in range(d):
+            c0 += a0[k] * b0[k]
+            c1 += a1[k] * b1[k]
+            c2 += a2[k] * b2[k]
+        cos[q0 // n, q0 % n] = c0
+        cos[q1 // n, q1 % n] = c1
+        cos[q2 // n, q2 % n] = c2
+    elif rest == 2:
+        q0 = todo[t]
+        q1 = todo[t + 1]
+        a0 = units[rows_p[q0 // n]]
+        b0 = units[rows_r[q0 % n]]
+        a1 = units[rows_p[q1 // n]]
+        b1 = units[rows_r[q1 % n]]
+        c0 = 0.0
+        c1 = 0.0
+        for k in range(d):
+            c0 += a0[k] * b0[k]
+            c1 += a1[k] * b1[k]
+        cos[q0 // n, q0 % n] = c0
+        cos[q1 // n, q1 % n] = c1
+    elif rest == 1:
         q0 = todo[t]
         a0 = units[rows_p[q0 // n]]
         b0 = units[rows_r[q0 % n]]
@@ -304,7 +339,6 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, todo):
         for k in range(d):
             c0 += a0[k] * b0[k]
         cos[q0 // n, q0 % n] = c0
-        t += 1
     for i in range(m):
         for j in range(n):
             if rows_p[i] == rows_r[j]:
