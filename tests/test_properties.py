@@ -101,7 +101,9 @@ multi = st.lists(st.tuples(texts, st.lists(texts, min_size=1, max_size=4)), min_
 # each space-separated word must stay one word, whatever marks it carries and in any normal form.
 spaced_letter = st.one_of(st.characters(min_codepoint=0x41, max_codepoint=0x24F, categories=["Lu", "Ll"]),
                           st.characters(min_codepoint=0x391, max_codepoint=0x44F, categories=["Lu", "Ll"]),
-                          st.characters(min_codepoint=0x905, max_codepoint=0x939, categories=["Lo"]))
+                          st.characters(min_codepoint=0x905, max_codepoint=0x939, categories=["Lo"])).filter(
+    # Letters whose NFKC form holds punctuation (Ŀ is L + middle dot) rightly split: not this property.
+    lambda ch: unicodedata.normalize("NFKC", ch).isalnum())
 combining_mark = st.characters(categories=["Mn", "Mc"])
 marked_word = st.lists(st.tuples(spaced_letter, st.lists(combining_mark, max_size=3)), min_size=1, max_size=6).map(
     lambda parts: "".join(base + "".join(marks) for base, marks in parts))
