@@ -345,11 +345,16 @@ def main(argv=None) -> int:
               f"target < 1024 MB: {'met' if stream['peak_rss_mb'] < 1024 else 'NOT met'}")
     names_rows = {r["method"]: r for r in table if r["workload"] == "method names"}
     sent_rows = {r["method"]: r for r in table if r["workload"] == "STS-B sentences"}
-    one_name = names_rows["new scorer, 1 thread"]
-    print(f"targets: names vs ROUGE-1 >= 1.0: {one_name['vs_rouge']:.2f} (1 thread), "
-          f"{names_rows['new scorer, 2 threads']['vs_rouge']:.2f} (2 threads); names vs naive >= 10: "
-          f"{one_name['vs_naive']:.1f}; sentences vs ROUGE-1 >= 0.5: "
-          f"{sent_rows['new scorer, 1 thread']['vs_rouge']:.2f} (1 thread)")
+    one_name, one_sent = names_rows["new scorer, 1 thread"], sent_rows["new scorer, 1 thread"]
+
+    def verdict(row, aim):
+        return (f"{row['vs_rouge']:.2f} wall, {row['cpu_vs_rouge']:.2f} CPU "
+                f"({'met' if min(row['vs_rouge'], row['cpu_vs_rouge']) >= aim else 'NOT met'})")
+
+    # Issue 23: one thread against rouge_score timed in this run (same pairs, interleaved repeats).
+    print(f"aims, 1 thread vs ROUGE-1: names >= 1.5: {verdict(one_name, 1.5)}; "
+          f"sentences >= 1.0: {verdict(one_sent, 1.0)}; names vs naive >= 10: {one_name['vs_naive']:.1f}; "
+          f"2 threads on names: {names_rows['new scorer, 2 threads']['vs_rouge']:.2f}")
     return 0
 
 

@@ -73,6 +73,20 @@ def test_unit_spans_point_at_the_original_characters():
     assert [text[s:e] for _, s, e in spans] == ["xｇｅｔ", "Ｃｏｕｎｔ", "HTTP", "Server"]
 
 
+def test_marks_nfd_text_and_unspaced_scripts_line_up_with_the_word_pieces(backend):
+    """Units of NFD text span their marks, so every unit pools word pieces (none is dropped for
+    lack of a piece) and canonically equal texts score 1 (the model's tokenizer strips accents)."""
+    import unicodedata
+
+    nfc = "Tiếng Việt résumé की को 获取计数"
+    nfd = unicodedata.normalize("NFD", nfc)
+    enc = backend.encode([nfc, nfd])
+    for text, span in zip((nfc, nfd), enc.spans):
+        assert [enc.tokens[i] for i in span] == split_identifier(text) == split_identifier(nfc)
+    out = WRDScorer(backend="contextual").score([nfc], [nfd])
+    assert out["f1"] == [pytest.approx(1.0, abs=1e-6)]
+
+
 def test_each_occurrence_has_its_own_unit_row(backend):
     enc = backend.encode(["The cat sat on the mat, and the cat slept."])
     cats = [i for i in enc.spans[0] if enc.tokens[i] == "cat"]

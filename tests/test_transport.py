@@ -80,6 +80,42 @@ def test_equals_pot_reference_on_tie_heavy_pairs(variant, clip):
     assert (status != transport.STATUS_OK).mean() < 0.25
 
 
+@needs_numba
+@pytest.mark.parametrize("variant,clip", CONFIGS)
+def test_compiled_detail_equals_pot_detail_and_the_batch_scores(variant, clip):
+    """explain()'s compiled path: the batch scorer's P/R exactly, POT's within 1e-9, and a flow that
+    is feasible and as cheap as POT's optimal plan (ties may pick another optimal plan)."""
+    enc, texts, pairs, masses = _tie_heavy_batch(seed=2, n_pairs=400)
+    batch_p, batch_r = score_pairs(enc, texts, pairs, masses, variant, clip)
+    compiled = 0
+    for k, (ip, ir) in enumerate(pairs):
+        args = (enc, texts[ip], texts[ir], enc.spans[ip], enc.spans[ir], masses, variant, clip)
+        fast, ref = pair_detail(*args, compiled=True), pair_detail(*args)
+        assert abs(fast.precision - ref.precision) <= 1e-9 and abs(fast.recall - ref.recall) <= 1e-9, k
+        assert (fast.precision, fast.recall) == (batch_p[k], batch_r[k]) or \
+            max(abs(fast.precision - batch_p[k]), abs(fast.recall - batch_r[k])) <= 1e-15, k
+        if fast.flow.size:
+            np.testing.assert_allclose(fast.flow.sum(axis=1), fast.mass_p, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(fast.flow.sum(axis=0), fast.mass_r, rtol=0, atol=1e-12)
+            cost = 1.0 - fast.cos
+            assert abs((fast.flow * cost).sum() - (ref.flow * cost).sum()) <= 1e-12, k
+            plan = transport.pair_plan(enc.units, enc.spans[ip], enc.spans[ir], fast.mass_p, fast.mass_r, variant, clip)
+            compiled += plan is not None
+    assert compiled > 100, compiled  # not vacuous: most pairs took the compiled path
+
+
+@needs_numba
+def test_scoring_and_explaining_do_not_import_pot():
+    """POT's import takes seconds (it imports torch through ot.backend); only a pair the compiled
+    solver declines needs it."""
+    code = ("import sys, wrd_score; s = wrd_score.WRDScorer(); s.score(['getCount'], ['sizeLength']); "
+            "s.explain('get count value', 'size length'); wrd_score.WRDScorer(variant='paper').explain('a b c', 'd e'); "
+            "print(sorted(m for m in ('ot', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert out.stdout.strip() == "[]", out
+
+
 def _flat(enc, texts, masses):
     from wrd_score.scoring import _flatten_texts
 

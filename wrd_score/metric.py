@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 from functools import reduce
+from itertools import chain
 from operator import add
 import threading
 from dataclasses import fields, replace
@@ -224,7 +225,9 @@ class WRDScorer:
         # Distinct texts in first-appearance order (predictions, then references) and the pairs as
         # text indices, built with C-level dict/map calls: at 100k method-name pairs the per-item
         # Python loops these replace cost about as much as all the optimal transport.
-        flat_refs = [text for group in refs for text in group]
+        flat_refs = list(chain.from_iterable(refs))
+        # Groups are never empty, so equal lengths mean one reference each (the common case).
+        sizes = [1] * len(refs) if len(flat_refs) == len(refs) else [len(group) for group in refs]
         text_list = list(dict.fromkeys(predictions + flat_refs))
         texts: Dict[str, int] = dict(zip(text_list, range(len(text_list))))
         enc = self.backend.encode(text_list)
@@ -232,12 +235,12 @@ class WRDScorer:
         masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table)
         pairs = np.empty((len(flat_refs), 2), dtype=np.int64)
         pred_rows = np.fromiter(map(texts.__getitem__, predictions), dtype=np.int64, count=len(predictions))
-        pairs[:, 0] = np.repeat(pred_rows, [len(group) for group in refs])
+        pairs[:, 0] = pred_rows if len(flat_refs) == len(refs) else np.repeat(pred_rows, sizes)
         pairs[:, 1] = np.fromiter(map(texts.__getitem__, flat_refs), dtype=np.int64, count=len(flat_refs))
         precision, recall = score_pairs(enc, text_list, pairs, masses, self.options.variant,
                                         self.options.clip_negative, _thread_count(self.options.num_threads))
         f1 = f1_score(precision, recall)
-        flat, best = best_of(f1, [len(group) for group in refs])
+        flat, best = best_of(f1, sizes)
         out_p, out_r, out_f = precision[flat].tolist(), recall[flat].tolist(), f1[flat].tolist()
         signature = self.signature_fields(idf_table)
         if self.options.rescale_with_baseline:
@@ -262,7 +265,7 @@ class WRDScorer:
         check_transport_size(enc.spans, ("prediction", "reference").__getitem__, occurrences=True)
         masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table)
         return pair_detail(enc, texts[0], texts[1], enc.spans[0], enc.spans[1], masses,
-                           self.options.variant, self.options.clip_negative)
+                           self.options.variant, self.options.clip_negative, compiled=True)
 
 
 def result_dict(precision: List[float], recall: List[float], f1: List[float], best_reference: List[int],

@@ -87,7 +87,7 @@ class Options:
                                  group="static")
     tokenizer: str = _option("identifier", "how texts become tokens", values={
         "identifier": "words, split further at camelCase, snake_case and digits",
-        "words": "Unicode words and single symbols"})
+        "words": "lowercase words (letters, digits and their marks; one token per Han character)"})
     oov: str = _option("auto", "static: tokens without a vector", group="static", values={
         "auto": "compose them from word pieces or fastText n-grams when the embedding has them, else 'exact'",
         "exact": "they match only an identical token (mean mass)",

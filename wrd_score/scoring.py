@@ -18,7 +18,8 @@ from typing import Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import transport
-from .backends.base import Encoded
+from .backends.base import Encoded, FlatSpans
+from .tokenize import normal_form
 from .transport import emd_plan
 from .weights import normalise
 
@@ -41,9 +42,9 @@ def check_transport_size(spans: Sequence[np.ndarray], label: Callable[[int], str
 
     ``occurrences=True`` counts every token (for :func:`pair_detail`, whose matrices are per token).
     """
-    for i, span in enumerate(spans):
-        if len(span) <= MAX_TRANSPORT_NODES:
-            continue
+    lengths = spans.lengths if isinstance(spans, FlatSpans) else np.fromiter(map(len, spans), np.int64, len(spans))
+    for i in np.flatnonzero(lengths > MAX_TRANSPORT_NODES):
+        span = spans[i]
         nodes = len(span) if occurrences else len(np.unique(span))
         if nodes > MAX_TRANSPORT_NODES:
             what = "tokens" if occurrences else "transport nodes (distinct tokens; every token with the contextual backend)"
@@ -66,8 +67,13 @@ def empty_pair_score(text_p: str, text_r: str) -> float:
 
 
 def empty_text_key(text: str) -> str:
-    """What two token-less texts must share to be equal under :func:`empty_pair_score`."""
-    return text.strip()
+    """What two token-less texts must share to be equal under :func:`empty_pair_score`: the text in
+    the tokenizers' normal form (NFKC), so that canonically equal texts score 1 here too.
+
+    >>> empty_text_key(" \u0323\u0301 ") == empty_text_key("\u0301\u0323")
+    True
+    """
+    return normal_form(text).strip()
 
 
 def best_of(values: np.ndarray, sizes: Sequence[int]) -> Tuple[np.ndarray, List[int]]:
@@ -233,11 +239,14 @@ def _tokens_repr(tokens: Sequence[str], head: int = 4, tail: int = 2) -> str:
 
 
 def pair_detail(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span_r: np.ndarray,
-                masses: np.ndarray, variant: str, clip: bool) -> PairDetail:
+                masses: np.ndarray, variant: str, clip: bool, compiled: bool = False) -> PairDetail:
     """Score one pair, keeping the per-token matrices (for the app and plots).
 
     P/R are :func:`pair_scores`'s; the flow shown is its merged optimal plan split back over
     duplicate tokens in proportion to their masses (an optimal plan of the unmerged problem).
+    ``compiled=True`` (``explain()``) first asks the compiled solver (:func:`transport.pair_plan`),
+    whose P/R are the batch scorer's, and takes POT's path only where that declines; the default
+    is POT, the reference the compiled solver is tested against.
     """
     tokens_p = [enc.tokens[i] for i in span_p]
     tokens_r = [enc.tokens[i] for i in span_r]
@@ -253,6 +262,9 @@ def pair_detail(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span
         flow = _identity_flow(span_p, span_r, mass_p, mass_r)
         if flow is not None:
             return PairDetail(tokens_p, tokens_r, cos, mass_p, mass_r, flow, 1.0, 1.0)
+    fast = transport.pair_plan(enc.units, span_p, span_r, mass_p, mass_r, variant, clip) if compiled else None
+    if fast is not None:
+        return PairDetail(tokens_p, tokens_r, cos, mass_p, mass_r, fast[2], fast[0], fast[1])
     solved = _solve_merged(enc, span_p, span_r, mass_p, mass_r, variant, clip)
     precision, recall, node_flow, (group_p, node_p), (group_r, node_r) = solved
     share_p = np.divide(mass_p, node_p[group_p], out=np.zeros(m), where=node_p[group_p] > 0)
@@ -360,7 +372,7 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
     # Equal texts share an id (the reference's "text_p == text_r" shortcut); so do token-less texts
     # equal after strip() (the reference scores those 1).
     first: dict = {}
-    text_id = np.fromiter((first.setdefault(t, i) for i, t in enumerate(texts)), dtype=np.int64, count=len(texts))
+    text_id = np.fromiter(map(first.setdefault, texts, range(len(texts))), dtype=np.int64, count=len(texts))
     empty_id = np.full(len(texts), -1, dtype=np.int64)
     stripped: dict = {}
     for t in np.flatnonzero(np.diff(offsets) == 0):
@@ -376,10 +388,15 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
 
 def _flatten_texts(spans: Sequence[np.ndarray], masses: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All spans end to end, with each text's masses normalised as :func:`normalise` does."""
-    lengths = np.fromiter((len(s) for s in spans), dtype=np.int64, count=len(spans))
-    offsets = np.zeros(len(spans) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    flat_rows = np.concatenate([np.asarray(s, dtype=np.int64) for s in spans]) if offsets[-1] else np.zeros(0, np.int64)
+    if isinstance(spans, FlatSpans):  # already end to end
+        flat_rows, offsets = spans.rows, spans.offsets
+        lengths = spans.lengths
+    else:
+        lengths = np.fromiter((len(s) for s in spans), dtype=np.int64, count=len(spans))
+        offsets = np.zeros(len(spans) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        flat_rows = (np.concatenate([np.asarray(s, dtype=np.int64) for s in spans]) if offsets[-1]
+                     else np.zeros(0, np.int64))
     raw = np.asarray(masses, dtype=np.float64)[flat_rows]
     owner = np.repeat(np.arange(len(spans)), lengths)
     totals = np.bincount(owner, weights=raw, minlength=len(spans))

@@ -20,11 +20,12 @@ transport problem exactly with a dense transportation simplex.  Its answer equal
 from __future__ import annotations
 
 import os
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
-__all__ = ["emd_plan", "HAVE_NUMBA", "MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "compile_kernels"]
+__all__ = ["emd_plan", "HAVE_NUMBA", "MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan",
+           "compile_kernels"]
 
 #: Problems with more cells than this go to POT (its C++ simplex scales better; these are rare).
 MAX_CELLS = 4096
@@ -251,8 +252,173 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
 
 
 @njit(cache=True, nogil=True)
+def _cosines(units, rows_p, rows_r, lo, cos, C, todo, RT_buf):
+    """``cos[i, j]`` (clipped to ``[lo, 1]``, exactly 1 for equal rows) and ``C = 1 - cos``.
+
+    Each dot product is the plain left-to-right sum over the dimensions, as it always was, but four
+    cells are summed side by side so that their additions overlap in the CPU instead of each
+    waiting on the one before: the same operations in the same order for every cosine, so the
+    scores are bit-identical (``benchmarks/fingerprint.py``), and the kernel about 1.3-1.8x faster at
+    384 dimensions (numba emits scalar code here either way: no fused multiply-add, no vector sums
+    that would reorder).  ``todo``: scratch for cell indices; ``RT_buf``: for the transposed rows."""
+    m = rows_p.shape[0]
+    n = rows_r.shape[0]
+    d = units.shape[1]
+    # Texts of 4+ tokens: 4 x 4 tiles, so that each value loaded serves four cosines and sixteen
+    # sums are in flight (the reference rows are copied transposed, their four values adjacent);
+    # each cosine still sums its own products in dimension order.  Other cells go four at a time.
+    m4 = m - m % 4 if m >= 4 and n >= 4 else 0
+    n4 = n - n % 4 if m4 else 0
+    if m4:
+        RT = RT_buf[:d * n4].reshape((d, n4))
+        for j in range(n4):
+            b = units[rows_r[j]]
+            for k in range(d):
+                RT[k, j] = b[k]
+        for i in range(0, m4, 4):
+            a0 = units[rows_p[i]]
+            a1 = units[rows_p[i + 1]]
+            a2 = units[rows_p[i + 2]]
+            a3 = units[rows_p[i + 3]]
+            for j in range(0, n4, 4):
+                c00 = c01 = c02 = c03 = 0.0
+                c10 = c11 = c12 = c13 = 0.0
+                c20 = c21 = c22 = c23 = 0.0
+                c30 = c31 = c32 = c33 = 0.0
+                for k in range(d):
+                    r0 = RT[k, j]
+                    r1 = RT[k, j + 1]
+                    r2 = RT[k, j + 2]
+                    r3 = RT[k, j + 3]
+                    x = a0[k]
+                    c00 += x * r0
+                    c01 += x * r1
+                    c02 += x * r2
+                    c03 += x * r3
+                    x = a1[k]
+                    c10 += x * r0
+                    c11 += x * r1
+                    c12 += x * r2
+                    c13 += x * r3
+                    x = a2[k]
+                    c20 += x * r0
+                    c21 += x * r1
+                    c22 += x * r2
+                    c23 += x * r3
+                    x = a3[k]
+                    c30 += x * r0
+                    c31 += x * r1
+                    c32 += x * r2
+                    c33 += x * r3
+                cos[i, j] = c00
+                cos[i, j + 1] = c01
+                cos[i, j + 2] = c02
+                cos[i, j + 3] = c03
+                cos[i + 1, j] = c10
+                cos[i + 1, j + 1] = c11
+                cos[i + 1, j + 2] = c12
+                cos[i + 1, j + 3] = c13
+                cos[i + 2, j] = c20
+                cos[i + 2, j + 1] = c21
+                cos[i + 2, j + 2] = c22
+                cos[i + 2, j + 3] = c23
+                cos[i + 3, j] = c30
+                cos[i + 3, j + 1] = c31
+                cos[i + 3, j + 2] = c32
+                cos[i + 3, j + 3] = c33
+    count = 0
+    for q in range(m * n):  # equal rows get exactly 1 below: no dot product for them
+        if (q // n >= m4 or q % n >= n4) and rows_p[q // n] != rows_r[q % n]:
+            todo[count] = q
+            count += 1
+    t = 0
+    while t + 4 <= count:  # four cells at a time, in row-major order (they may span rows)
+        q0 = todo[t]
+        q1 = todo[t + 1]
+        q2 = todo[t + 2]
+        q3 = todo[t + 3]
+        a0 = units[rows_p[q0 // n]]
+        b0 = units[rows_r[q0 % n]]
+        a1 = units[rows_p[q1 // n]]
+        b1 = units[rows_r[q1 % n]]
+        a2 = units[rows_p[q2 // n]]
+        b2 = units[rows_r[q2 % n]]
+        a3 = units[rows_p[q3 // n]]
+        b3 = units[rows_r[q3 % n]]
+        c0 = 0.0
+        c1 = 0.0
+        c2 = 0.0
+        c3 = 0.0
+        for k in range(d):
+            c0 += a0[k] * b0[k]
+            c1 += a1[k] * b1[k]
+            c2 += a2[k] * b2[k]
+            c3 += a3[k] * b3[k]
+        cos[q0 // n, q0 % n] = c0
+        cos[q1 // n, q1 % n] = c1
+        cos[q2 // n, q2 % n] = c2
+        cos[q3 // n, q3 % n] = c3
+        t += 4
+    rest = count - t  # the last one to three cells, still side by side (short texts have few cells)
+    if rest == 3:
+        q0 = todo[t]
+        q1 = todo[t + 1]
+        q2 = todo[t + 2]
+        a0 = units[rows_p[q0 // n]]
+        b0 = units[rows_r[q0 % n]]
+        a1 = units[rows_p[q1 // n]]
+        b1 = units[rows_r[q1 % n]]
+        a2 = units[rows_p[q2 // n]]
+        b2 = units[rows_r[q2 % n]]
+        c0 = 0.0
+        c1 = 0.0
+        c2 = 0.0
+        for k in range(d):
+            c0 += a0[k] * b0[k]
+            c1 += a1[k] * b1[k]
+            c2 += a2[k] * b2[k]
+        cos[q0 // n, q0 % n] = c0
+        cos[q1 // n, q1 % n] = c1
+        cos[q2 // n, q2 % n] = c2
+    elif rest == 2:
+        q0 = todo[t]
+        q1 = todo[t + 1]
+        a0 = units[rows_p[q0 // n]]
+        b0 = units[rows_r[q0 % n]]
+        a1 = units[rows_p[q1 // n]]
+        b1 = units[rows_r[q1 % n]]
+        c0 = 0.0
+        c1 = 0.0
+        for k in range(d):
+            c0 += a0[k] * b0[k]
+            c1 += a1[k] * b1[k]
+        cos[q0 // n, q0 % n] = c0
+        cos[q1 // n, q1 % n] = c1
+    elif rest == 1:
+        q0 = todo[t]
+        a0 = units[rows_p[q0 // n]]
+        b0 = units[rows_r[q0 % n]]
+        c0 = 0.0
+        for k in range(d):
+            c0 += a0[k] * b0[k]
+        cos[q0 // n, q0 % n] = c0
+    for i in range(m):
+        for j in range(n):
+            if rows_p[i] == rows_r[j]:
+                c = 1.0
+            else:
+                c = cos[i, j]
+                if c < lo:
+                    c = lo
+                elif c > 1.0:
+                    c = 1.0
+            cos[i, j] = c
+            C[i, j] = 1.0 - c
+
+
+@njit(cache=True, nogil=True)
 def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf, basic_buf, u, v, W_buf,
-              alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j):
+              alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, todo, RT_buf):
     """P, R and a status for one pair with ``m, n >= 1`` that is not an identical-bag pair."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
@@ -262,22 +428,7 @@ def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf,
     x = x_buf[:m * n].reshape((m, n))
     W = W_buf[:m * n].reshape((m, n))
     basic = basic_buf[:m * n].reshape((m, n))
-    d = units.shape[1]
-    lo = 0.0 if clip else -1.0
-    for i in range(m):
-        for j in range(n):
-            if rows_p[i] == rows_r[j]:
-                c = 1.0
-            else:
-                c = 0.0
-                for k in range(d):
-                    c += units[rows_p[i], k] * units[rows_r[j], k]
-                if c < lo:
-                    c = lo
-                elif c > 1.0:
-                    c = 1.0
-            cos[i, j] = c
-            C[i, j] = 1.0 - c
+    _cosines(units, rows_p, rows_r, 0.0 if clip else -1.0, cos, C, todo, RT_buf)
     if m == 1 or n == 1:
         # One feasible plan only: the single token sends/receives everything in proportion.
         for i in range(m):
@@ -389,6 +540,8 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
     x = np.empty(cells)
     W = np.empty(cells)
     basic = np.empty(cells, dtype=np.bool_)
+    todo = np.empty(cells, dtype=np.int64)
+    RT = np.empty(units.shape[1] * size)
     u = np.empty(size)
     v = np.empty(size)
     alpha = np.empty(size)
@@ -424,7 +577,7 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
             status[k] = STATUS_FALLBACK
             continue
         p, r, st = _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos, C, x, basic, u, v, W,
-                             alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j)
+                             alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, todo, RT)
         out_p[k] = p
         out_r[k] = r
         status[k] = st
@@ -470,6 +623,37 @@ def batch_prf(units: np.ndarray, flat_rows: np.ndarray, flat_mass: np.ndarray, o
     return out_p, out_r, status
 
 
+def pair_plan(units: np.ndarray, rows_p: np.ndarray, rows_r: np.ndarray, mass_p: np.ndarray, mass_r: np.ndarray,
+              variant: str, clip: bool) -> Optional[Tuple[float, float, np.ndarray]]:
+    """P, R and the optimal per-token flow of one pair from the compiled solver, as :func:`batch_prf`
+    scores it; ``None`` where the caller must take POT's path (no numba, more than ``MAX_CELLS``
+    cells, a tie that moves P/R, the iteration cap).  Lets ``explain()`` (the app, ``wrdscore show``)
+    draw a pair without importing POT, whose import costs seconds (it pulls in its backends).
+
+    ``rows_p``/``rows_r``: rows of ``units`` (one per token, repeats allowed); masses normalised, both
+    sides non-empty."""
+    m, n = len(rows_p), len(rows_r)
+    if not HAVE_NUMBA or m * n > MAX_CELLS or not m or not n:
+        return None
+    size = max(m, n, 2)
+    cells = m * n
+    buffers = [np.empty(cells) for _ in range(3)]
+    x = np.zeros(cells)
+    W = np.empty(cells)
+    basic = np.zeros(cells, dtype=np.bool_)
+    u, v, alpha, beta = (np.empty(size) for _ in range(4))
+    row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
+    queue, parent, path_i, path_j = (np.empty(2 * size, dtype=np.int64) for _ in range(4))
+    p, r, status = _pair_prf(np.ascontiguousarray(units, dtype=np.float64), np.asarray(rows_p, dtype=np.int64),
+                             np.asarray(rows_r, dtype=np.int64), np.ascontiguousarray(mass_p, dtype=np.float64),
+                             np.ascontiguousarray(mass_r, dtype=np.float64), variant == "paper", bool(clip),
+                             buffers[0], buffers[1], x, basic, u, v, W, alpha, beta, row_seen, col_seen, queue,
+                             parent, path_i, path_j, np.empty(cells, dtype=np.int64), np.empty(np.shape(units)[1] * n))
+    if status != STATUS_OK:
+        return None
+    return float(p), float(r), x.reshape(m, n)
+
+
 def compile_kernels() -> float:
     """Compile (or load from numba's on-disk cache) the kernels; returns the seconds it took."""
     import time
@@ -485,4 +669,5 @@ def compile_kernels() -> float:
     for variant in ("paper", "wrd"):
         batch_prf(units, rows, mass, offsets, ids, -np.ones(2, dtype=np.int64), np.array([[0, 1]], dtype=np.int64),
                   variant, True)
+        pair_plan(units, rows[:2], rows[2:], mass[:2], mass[2:], variant, True)
     return time.perf_counter() - start

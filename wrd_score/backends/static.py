@@ -13,6 +13,7 @@ import re
 import threading
 import warnings
 from collections import OrderedDict
+from itertools import chain, repeat
 from importlib import resources
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
@@ -21,8 +22,8 @@ import numpy as np
 
 from ..files import atomic_write, open_input, output_kind
 from ..signature import pinned
-from ..tokenize import get_tokenizer
-from .base import Encoded
+from ..tokenize import get_tokenizer, tokenize_many
+from .base import Encoded, FlatSpans
 
 __all__ = [
     "StaticEmbedding",
@@ -33,6 +34,7 @@ __all__ = [
     "EMBEDDING_FORMATS",
     "load_embedding",
     "check_storable",
+    "NoVectorWarning",
 ]
 
 DEFAULT_EMBEDDING = "default"
@@ -100,9 +102,11 @@ def unit_rows(vectors: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """``(units, norms)`` of float64 rows, scale-invariant: ``units`` of ``c * vectors`` equal those of
     ``vectors`` (to rounding) for any finite ``c > 0``; a zero row gets a zero unit and norm 0."""
     norms = safe_norms(vectors)
-    units = np.zeros_like(vectors)
     ok = norms > 0
     plain = ok & (norms > 1e-100) & (norms < 1e100)
+    if plain.all():  # the common case: one division pass, no zero-filled buffer first
+        return vectors / norms[:, None], norms
+    units = np.zeros_like(vectors)
     np.divide(vectors, norms[:, None], out=units, where=plain[:, None])
     odd = ok & ~plain
     if odd.any():
@@ -797,6 +801,21 @@ def load_embedding(path: str = DEFAULT_EMBEDDING, *, format: str = "auto", allow
     return embedding
 
 
+class NoVectorWarning(UserWarning):
+    """Some tokens of a call have no vector in the embedding (out of its vocabulary, and nothing to
+    compose one from): each matches only an identical token.  Issued once per encoding call."""
+
+
+def _warn_no_vector(tokens: Sequence[str], exact_only: np.ndarray, name: str, oov: str) -> None:
+    # Silent, a text of such tokens scores 0 against any other wording (CJK through a vocabulary
+    # without its characters did): the user must hear of it, once per call, not once per token.
+    missing = np.flatnonzero(exact_only)
+    examples = ", ".join(repr(tokens[i]) for i in missing[:5])
+    warnings.warn(NoVectorWarning(
+        f"{len(missing)} of {len(tokens)} distinct tokens have no vector in embedding {name!r} (e.g. {examples}; "
+        f"oov={oov!r}): each matches only an identical token; use an embedding that covers them"), stacklevel=4)
+
+
 class StaticBackend:
     """Backend over a :class:`StaticEmbedding`.
 
@@ -831,35 +850,35 @@ class StaticBackend:
         return {"backend": "static", "emb": pin, "tok": self.tokenizer_name, "oov": self.oov}
 
     def tokenize_all(self, texts: Iterable[str]) -> List[List[str]]:
-        return [self.tokenize(text) for text in texts]
+        return tokenize_many(list(texts), self.tokenizer_name)
 
     def encode(self, texts: Sequence[str]) -> Encoded:
         emb = self.embedding
         compose = self.oov == "auto" and (emb.has_ngrams or emb.has_pieces)
-        table: Dict[str, int] = {}
-        spans: List[np.ndarray] = []
         all_tokens = self.tokenize_all(texts)
         if self.oov == "drop":
             all_tokens = [[t for t in tokens if t in emb.index] for tokens in all_tokens]
-        row_of = table.setdefault  # len(table) is read before the insert: a new token gets the next row
-        for tokens in all_tokens:
-            spans.append(np.array([row_of(token, len(table)) for token in tokens], dtype=np.int64))
-        tokens = list(table)
-        vectors = np.zeros((len(tokens), emb.dim), dtype=np.float64)
-        known = np.zeros(len(tokens), dtype=bool)
-        idx = [emb.index.get(t, -1) for t in tokens]
-        for row, (token, i) in enumerate(zip(tokens, idx)):
-            if i >= 0:
-                known[row] = True
-            elif compose:
-                vectors[row] = emb.oov_vector(token)
-        hits = np.flatnonzero(known)
-        if hits.size:
-            vectors[hits] = emb.vectors[np.asarray(idx)[hits]]
+        # One row per distinct token, numbered in order of first appearance; built with C-level
+        # dict and map calls over the flat token list rather than a Python loop per token.
+        flat = list(chain.from_iterable(all_tokens))
+        tokens = list(dict.fromkeys(flat))
+        row_of = dict(zip(tokens, range(len(tokens))))
+        offsets = np.zeros(len(all_tokens) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, all_tokens), dtype=np.int64, count=len(all_tokens)), out=offsets[1:])
+        spans = FlatSpans(np.fromiter(map(row_of.__getitem__, flat), dtype=np.int64, count=len(flat)), offsets)
+        idx = np.fromiter(map(emb.index.get, tokens, repeat(-1)), dtype=np.int64, count=len(tokens))
+        known = idx >= 0
+        # Gathered and widened to float64 in one step; rows of unknown tokens are then set (zero,
+        # or their composed vector), the only ones a Python loop visits.
+        vectors = emb.vectors[np.where(known, idx, 0)].astype(np.float64) if len(tokens) else \
+            np.zeros((0, emb.dim), dtype=np.float64)
+        for row in np.flatnonzero(~known):
+            vectors[row] = emb.oov_vector(tokens[row]) if compose else 0.0
         units, norms = unit_rows(vectors)
         # A zero vector has no direction; treating it as unknown keeps the cosine defined.  (Only an
         # exact zero: a threshold on the norm would make a uniformly tiny embedding all-unknown.)
         exact_only = norms == 0
         if exact_only.any():
             norms = np.where(exact_only, emb.mean_norm, norms)
+            _warn_no_vector(tokens, exact_only, emb.name, self.oov)
         return Encoded(units=units, norms=norms, exact_only=exact_only, tokens=tokens, spans=spans)
