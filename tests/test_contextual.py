@@ -262,14 +262,15 @@ def test_thread_safe_scoring(backend):
 def test_progress_bar_on_long_inputs(capsys):
     forced = ContextualBackend(batch_size=1, progress=True)
     forced.encode(["one sentence", "another one"])
-    assert "encoding" in capsys.readouterr().err
+    assert "encode" in capsys.readouterr().err
     auto = ContextualBackend(progress=None)
-    assert auto._progress([1, 2, 3]) == [1, 2, 3]  # short input: no bar at all
-    bar = auto._progress(list(range(12)))  # long input: tqdm, shown when stderr is a terminal
-    from tqdm import tqdm
-
-    assert isinstance(bar, tqdm) and list(bar) == list(range(12))
-    assert ContextualBackend(progress=False)._progress(list(range(50))) == list(range(50))
+    assert auto._progress([1, 2, 3], 30).disable  # short input: no bar at all
+    # Long input: a bar in model tokens, shown when stderr is a terminal (tqdm's disable=None).
+    with ContextualBackend(progress=True)._progress(list(range(12)), 120) as bar:
+        assert bar.total == 120 and bar.unit == "tok" and not bar.disable
+    with auto._progress(list(range(12)), 120) as bar:
+        assert bar.total == 120
+    assert ContextualBackend(progress=False)._progress(list(range(50)), 500).disable
 
 
 # ----------------------------------------------------------------------------- the metric on it

@@ -17,6 +17,7 @@ is loaded once per (model, device, dtype) and shared by every backend that uses 
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
@@ -39,6 +40,7 @@ __all__ = [
     "POOLINGS",
     "DTYPES",
     "parse_layers",
+    "quiet_transformers",
     "resolve_model_path",
     "validate_contextual_options",
 ]
@@ -138,6 +140,26 @@ def resolve_model_path(model: Union[str, os.PathLike]) -> str:
 
 
 # --------------------------------------------------------------------------- model cache
+@contextlib.contextmanager
+def quiet_transformers():
+    """transformers' own output silenced for the block: its "Loading weights" bar and the load
+    report (MiniLM's checkpoint holds an ``embeddings.position_ids`` buffer that the model class
+    rebuilds, reported as UNEXPECTED on every load) say nothing about a score, and a metric on
+    the command line owes its user quiet with ``--quiet``.  Errors still reach the user."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
 class _LoadedModel:
     """A tokenizer and model on one device, with the facts the backend needs about them."""
 
@@ -154,9 +176,10 @@ class _LoadedModel:
         # Never download: a Hub name works only when it is already in the local Hugging Face cache.
         kwargs = dict(local_files_only=True, trust_remote_code=trust_remote_code)
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
-            config = AutoConfig.from_pretrained(path, **kwargs)
-            model = AutoModel.from_pretrained(path, config=config, dtype=getattr(torch, dtype), **kwargs)
+            with quiet_transformers():
+                self.tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
+                config = AutoConfig.from_pretrained(path, **kwargs)
+                model = AutoModel.from_pretrained(path, config=config, dtype=getattr(torch, dtype), **kwargs)
         except (OSError, ValueError) as exc:
             raise FileNotFoundError(
                 f"model {path!r} could not be loaded locally ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); "
@@ -546,10 +569,12 @@ class ContextualBackend:
         for _, same_length in groupby(order, key=lambda j: len(jobs[j][3])):
             same_length = list(same_length)
             batches += [same_length[i:i + self.batch_size] for i in range(0, len(same_length), self.batch_size)]
-        for batch in self._progress(batches):
-            hidden = loaded.hidden([jobs[j][3] for j in batch], self.layers)
-            for row, j in enumerate(batch):
-                outputs[j] = hidden[row, :len(jobs[j][3])]
+        with self._progress(batches, sum(len(job[3]) for job in jobs)) as bar:
+            for batch in batches:
+                hidden = loaded.hidden([jobs[j][3] for j in batch], self.layers)
+                for row, j in enumerate(batch):
+                    outputs[j] = hidden[row, :len(jobs[j][3])]
+                bar.update(len(batch) * len(jobs[batch[0]][3]))
         n_pre, n_suf = len(loaded.prefix), len(loaded.suffix)
         per_text: List[List[int]] = [[] for _ in texts]
         for j, job in enumerate(jobs):
@@ -588,10 +613,14 @@ class ContextualBackend:
             states.append(_TextStates(all_ids, special, offsets, vectors))
         return states
 
-    def _progress(self, batches: List[Any]):
-        if self.progress is False or (self.progress is None and len(batches) < 10):
-            return batches
+    def _progress(self, batches: List[Any], tokens: int):
+        """The "encode" bar.  It counts model tokens, not texts: a batch costs about its token
+        count, and batches run shortest texts first, so a bar in texts would promise an end
+        several times too early."""
         from tqdm.auto import tqdm
 
+        off = self.progress is False or (self.progress is None and len(batches) < 10)
         # disable=None: tqdm shows the bar only on a terminal unless progress=True forces it.
-        return tqdm(batches, desc="encoding", unit="batch", disable=None if self.progress is None else False)
+        # leave=None: a bar under another one (the command line's pairs) is wiped when done.
+        return tqdm(total=tokens, desc="encode", unit="tok", unit_scale=True, smoothing=0, leave=None,
+                    disable=True if off else (None if self.progress is None else False))
