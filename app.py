@@ -26,6 +26,7 @@ import json
 import math
 import re
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -45,12 +46,13 @@ from wrd_score.options import BACKENDS, DEFAULT_PRESET, Options, markdown_table,
 from wrd_score.plot import alignment_figure, histogram_figure
 from wrd_score.rescale import lookup_baseline
 from wrd_score.stream import score_chunked
-from wrd_score.stats import correlation_stats
+from wrd_score.stats import correlation_stats, undefined_reason
 
 __all__ = [
     "MAX_UPLOAD_BYTES", "MAX_ROWS", "MAX_ROWS_CONTEXTUAL", "row_limit", "PAPER_EXAMPLES", "EMBEDDINGS", "UploadError",
     "metric_options", "score_pair", "read_upload", "score_table", "correlations",
-    "write_scored", "launch_settings", "on_score_pair", "on_score_file", "build_demo", "main",
+    "write_scored", "launch_settings", "on_score_pair", "on_score_file", "api_score_pair", "warm_up", "build_demo",
+    "main",
 ]
 
 #: Uploads larger than this are refused with a message (the Space shares 2 CPU cores).
@@ -183,23 +185,40 @@ def metric_label(name: str, options: Mapping[str, Any]) -> str:
     return base.get(name) or column_name(name, options.get("backend", Options.backend))
 
 
+def _metric_values(values: Mapping[str, float], options: Mapping[str, Any]) -> Dict[str, Dict[str, float]]:
+    """Columns named ``<metric>_<part>`` or ``<metric>`` (a single score, shown as F1) grouped by metric,
+    labelled as the page labels them, in column order (WRDScore first)."""
+    rows: Dict[str, Dict[str, float]] = {}
+    for key, value in values.items():
+        name, _, part = key.rpartition("_")
+        if name and part in ("precision", "recall", "f1"):
+            rows.setdefault(metric_label(name, options), {})[part] = value
+        else:
+            rows.setdefault(metric_label(key, options), {})["f1"] = value
+    return rows
+
+
 def _comparison_rows(wrd: Tuple[float, float, float], sib: Mapping[str, List[float]],
                      options: Mapping[str, Any]) -> pd.DataFrame:
     """One row per metric: WRDScore first, then each sibling's precision/recall/F1 or its single score."""
-    rows: Dict[str, Dict[str, float]] = {"WRDScore": {"precision": wrd[0], "recall": wrd[1], "f1": wrd[2]}}
-    for key, values in sib.items():
-        name, _, part = key.rpartition("_")
-        if name and part in ("precision", "recall", "f1"):
-            rows.setdefault(metric_label(name, options), {})[part] = values[0]
-        else:
-            rows.setdefault(metric_label(key, options), {})["f1"] = values[0]
+    values = {"wrdscore_precision": wrd[0], "wrdscore_recall": wrd[1], "wrdscore_f1": wrd[2],
+              **{key: column[0] for key, column in sib.items()}}
 
     def cell(row: Mapping[str, float], part: str) -> str:
         # Text cells: a metric without precision/recall shows a dash, not NaN.
         return f"{row[part]:.4f}" if part in row else "–"
 
     return pd.DataFrame([{"metric": name, "precision": cell(row, "precision"), "recall": cell(row, "recall"),
-                          "F1 / score": cell(row, "f1")} for name, row in rows.items()])
+                          "F1 / score": cell(row, "f1")} for name, row in _metric_values(values, options).items()])
+
+
+def means_table(means: Mapping[str, float], options: Mapping[str, Any]) -> pd.DataFrame:
+    """The file's means, one row per metric (a row of twenty-odd columns broke its headers and numbers
+    mid-word); numbers, rounded to 4 decimals, and None where a metric has no such part."""
+    records = [{"metric": name, **{part: (round(row[part], 4) if part in row else None)
+                                   for part in ("precision", "recall", "f1")}}
+               for name, row in _metric_values(means, options).items()]
+    return pd.DataFrame(records, dtype=object)  # object: None stays None (an empty cell), not NaN
 
 
 # --------------------------------------------------------------------------- one pair
@@ -347,7 +366,8 @@ def correlations(table: pd.DataFrame, metric_columns: Sequence[str], human: str 
     """Pearson, Spearman and Kendall of each metric column with the human column, with 95% bootstrap CIs.
 
     The statistics are ``wrd_score.stats.correlation_stats`` (rows without a human score dropped).
-    A correlation that is undefined (fewer than 3 rows, or a constant column) is left empty, never NaN.
+    A correlation that is undefined (fewer than 3 rows, or a constant column) is left empty, never NaN,
+    and the ``note`` column says why (``wrd_score.stats.undefined_reason``, the rule that left it undefined).
     """
     human_values = table[human].to_numpy(dtype=float)
     finite = human_values[np.isfinite(human_values)]
@@ -365,6 +385,10 @@ def correlations(table: pd.DataFrame, metric_columns: Sequence[str], human: str 
             row[name] = round(value, 4) if math.isfinite(value) else None
             row[name + " 95% CI"] = (f"[{low:.3f}, {high:.3f}]" if math.isfinite(low) and math.isfinite(high)
                                      else "")
+        metric_values = table[column].to_numpy(dtype=float)
+        both = np.isfinite(metric_values) & np.isfinite(human_values)
+        reason = undefined_reason(metric_values[both], human_values[both], column, human)
+        row["note"] = f"undefined: {reason}" if reason else ""
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -452,6 +476,7 @@ CSS = """
 .score-card .name {font-size: 0.85em; color: var(--body-text-color-subdued);}
 .score-card .value {font-size: 1.9em; font-weight: 700; font-variant-numeric: tabular-nums;}
 .score-card.f1 .value {color: var(--color-accent);}
+#file-means td, #file-means th, #correlations td, #correlations th {word-break: keep-all; overflow-wrap: normal;}
 """
 
 
@@ -512,21 +537,71 @@ def on_score_file(upload, embedding, variant, weights, tokenizer, oov, clip, res
     except (ValueError, TypeError, OSError) as exc:
         raise gr.Error(_user_message(exc)) from None
     path = write_scored(scored.table, Path(upload).name)
-    names = list(scored.means)
-    summary = (f"Scored **{len(scored.table)}** rows. Means:\n\n| {' | '.join(names)} |\n|{'---|' * len(names)}\n"
-               f"| {' | '.join(f'{scored.means[k]:.4f}' for k in names)} |")
+    summary = f"Scored **{len(scored.table)}** rows; the means of every metric are in the table below."
     if scored.note:
         summary += f"\n\n{scored.note}"
     corr = scored.correlations
     if corr is not None:
-        summary += f"\n\nCorrelations with `human` over the {int(corr['n'].iloc[0])} rows that have one:"
+        summary += (f"\n\nCorrelations with `human` (the table under the means) use the {int(corr['n'].iloc[0])} "
+                    "rows that have one.")
     display = scored.table.copy()
     for column in display.columns:
         if column not in ("prediction", "reference"):
             display[column] = display[column].astype(float).round(4)
-    return (summary, display, histogram_figure(scored.table["wrdscore_f1"]),
+    return (summary, means_table(scored.means, options), display, histogram_figure(scored.table["wrdscore_f1"]),
             gr.DownloadButton(value=path, visible=True), scored.signature,
             gr.Dataframe(value=corr, visible=corr is not None))
+
+
+# --------------------------------------------------------------------------- API
+def _api_check(texts: Mapping[str, Any], flags: Mapping[str, Any]) -> None:
+    """gr.api hands the function raw JSON: a wrong type gets a one-line message naming the argument."""
+    for name, value in texts.items():
+        if not isinstance(value, str):
+            raise gr.Error(f"{name} must be a string, got {type(value).__name__}")
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise gr.Error(f"{name} must be true or false, got {type(value).__name__} {str(value)[:40]!r}")
+
+
+def api_score_pair(prediction: str, reference: str, embedding: str = DEFAULT_EMBEDDING,
+                   variant: str = Options.variant, weights: str = Options.weights, tokenizer: str = TOKENIZER_AUTO,
+                   oov: str = "auto", clip_negative: bool = True, rescale_with_baseline: bool = False,
+                   siblings: bool = True) -> dict:
+    """WRDScore of one pair, as numbers: ``precision``, ``recall``, ``f1`` (rescaled when asked),
+    ``signature`` (one line per metric), ``metrics`` (one record per metric: ``metric``, ``precision``,
+    ``recall``, ``f1``; None where a metric has no such part) and ``note``.  The options are the
+    page's (``embedding``: one of the page's choices)."""
+    _api_check({"prediction": prediction, "reference": reference, "embedding": embedding, "variant": variant,
+                "weights": weights, "tokenizer": tokenizer, "oov": oov},
+               {"clip_negative": clip_negative, "rescale_with_baseline": rescale_with_baseline, "siblings": siblings})
+    options = _options_from_ui(embedding, variant, weights, tokenizer, oov, clip_negative, rescale_with_baseline)
+    try:
+        result = score_pair(prediction, reference, options, siblings=siblings)
+    except (ValueError, TypeError, OSError) as exc:
+        raise gr.Error(_user_message(exc)) from None
+    records = [{key: (None if value == "–" else float(value) if key != "metric" else value)
+                for key, value in zip(("metric", "precision", "recall", "f1"), row)}
+               for row in result.comparison.itertuples(index=False)]
+    return {"precision": result.precision, "recall": result.recall, "f1": result.f1,
+            "signature": result.signature, "metrics": records, "note": result.note}
+
+
+#: What the page-load scoring asks for: the first paper example with the default options, every metric.
+_PAGE_LOAD_UI = (DEFAULT_EMBEDDING, Options.variant, Options.weights, TOKENIZER_AUTO, "auto", Options.clip_negative,
+                 False, True)
+
+
+def warm_up() -> float:
+    """Score what the page scores when it opens, once, before serving; returns the seconds it took.
+
+    A cold process spent 24 s on the first request (imports of POT, sentence-transformers and NLTK's
+    WordNet, loading the embedding and MiniLM, numba's first compilation, matplotlib's first
+    figure) while the visitor looked at empty frames; served warm, that request takes about a second.
+    """
+    start = time.perf_counter()
+    on_score_pair(*PAPER_EXAMPLES[0], *_PAGE_LOAD_UI)
+    return time.perf_counter() - start
 
 
 def build_demo() -> "gr.Blocks":
@@ -557,7 +632,9 @@ def build_demo() -> "gr.Blocks":
                                                               "BERTScore, MoverScore, WMS, SMS, S+WMS, Sentence-BERT)")
         option_inputs = [embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings, preset]
         for control in (preset, embedding, variant, weights, tokenizer, oov, clip):
-            control.change(on_options_change, inputs=option_inputs[:7] + [preset], outputs=rescale, api_name=False,
+            # api_visibility, not api_name=False: Gradio 6 reads False as the name "false" (/false, /false_1, ...).
+            control.change(on_options_change, inputs=option_inputs[:7] + [preset], outputs=rescale,
+                           api_visibility="private",
                            show_progress="hidden")
 
         with gr.Tab("Score a pair"):
@@ -569,21 +646,23 @@ def build_demo() -> "gr.Blocks":
             gr.Examples(examples=[list(pair) for pair in PAPER_EXAMPLES], inputs=[prediction, reference],
                         label="The paper's examples (section 4; ROUGE-1 is 0 for all of them)", examples_per_page=5)
             score_button = gr.Button("Score", variant="primary", elem_id="score-pair")
-            cards = gr.HTML(elem_id="pair-scores")
+            cards = gr.HTML(elem_id="pair-scores", label="Scores")
             # Full width: the sibling rows' names are long, and a half-width table cut off its last column.
             comparison = gr.Dataframe(label="WRDScore beside the other metrics", elem_id="comparison",
                                       interactive=False, column_widths=["46%", "18%", "18%", "18%"], wrap=True)
             signature = gr.Textbox(label="Signatures (report them with the scores)", elem_id="signature", lines=4,
                                    interactive=False, buttons=["copy"])
-            pair_note = gr.Markdown(elem_id="pair-note")
+            pair_note = gr.Markdown(elem_id="pair-note", label="Note")
             with gr.Row():
                 plot_pair = gr.Plot(label="Cosine and optimal flow matrices", show_label=False, elem_id="plot-alignment",
                                     format="png")
             # One queue for the page-load scoring and the button, one job at a time, first come first served:
             # a click during the page-load scoring is answered after it, so the visitor's result is the one shown.
+            # The page's own event (HTML cards, a figure): private. API clients get /score_pair (numbers).
             score_button.click(on_score_pair, inputs=[prediction, reference, *option_inputs],
                                outputs=[cards, comparison, signature, plot_pair, pair_note],
-                               api_name="score_pair", concurrency_id="pair", concurrency_limit=1)
+                               api_name="show_pair", api_visibility="private", concurrency_id="pair",
+                               concurrency_limit=1)
 
         with gr.Tab("Score a file"):
             gr.Markdown(f"Upload a `.csv`, `.tsv` (tab-separated, quoting off) or `.jsonl` file with columns "
@@ -593,9 +672,16 @@ def build_demo() -> "gr.Blocks":
                         f"**{MAX_UPLOAD_BYTES // 1048576} MB**; for bigger files use `wrdscore` on the command line.")
             upload = gr.File(label="File to score", file_types=[".csv", ".tsv", ".jsonl"], elem_id="upload")
             file_button = gr.Button("Score file", variant="primary", elem_id="score-file")
-            file_summary = gr.Markdown(elem_id="file-summary")
+            file_summary = gr.Markdown(elem_id="file-summary", label="Summary")
+            # One row per metric: as one row, twenty-odd columns broke "rouge1" and "0.0000" mid-word.
+            file_means = gr.Dataframe(label="Means", elem_id="file-means", interactive=False, wrap=False,
+                                      datatype=["str", "number", "number", "number"])
+            # Widths for what each column holds, and wrap: the note ("undefined: rouge1 is 0 on every row")
+            # wraps at its spaces instead of running past the table's edge; evenly spread columns broke
+            # "spearman" and "kendall" mid-word.
             correlation_table = gr.Dataframe(label="Correlation with the human column", visible=False,
-                                             elem_id="correlations", interactive=False)
+                                             elem_id="correlations", interactive=False, wrap=True,
+                                             column_widths=["15%", "5%", "8%", "13%", "8%", "13%", "8%", "13%", "17%"])
             with gr.Row():
                 histogram = gr.Plot(label="Histogram of WRDScore F1", show_label=False, elem_id="histogram",
                                     format="png")
@@ -605,7 +691,8 @@ def build_demo() -> "gr.Blocks":
                                                 lines=4)
             rows = gr.Dataframe(label="Per-row scores", elem_id="rows", interactive=False, max_height=420)
             file_button.click(on_score_file, inputs=[upload, *option_inputs],
-                              outputs=[file_summary, rows, histogram, download, file_signature, correlation_table],
+                              outputs=[file_summary, file_means, rows, histogram, download, file_signature,
+                                       correlation_table],
                               api_name="score_file")
 
         with gr.Tab("About"):
@@ -618,9 +705,10 @@ def build_demo() -> "gr.Blocks":
             with gr.Accordion("Agreement with people (validation)", open=False):
                 gr.Markdown(_validation_markdown(), latex_delimiters=latex)
             gr.Markdown(f"`wrd_score` {wrd_score.__version__}")
+        gr.api(api_score_pair, api_name="score_pair", concurrency_id="pair", concurrency_limit=1)
         # The first example is scored when the page opens: no empty table or blank plot frames before a click.
         demo.load(on_score_pair, inputs=[prediction, reference, *option_inputs],
-                  outputs=[cards, comparison, signature, plot_pair, pair_note], api_name=False,
+                  outputs=[cards, comparison, signature, plot_pair, pair_note], api_visibility="private",
                   concurrency_id="pair", concurrency_limit=1)
     return demo
 
@@ -650,6 +738,7 @@ def launch_settings(environ: Mapping[str, str] = os.environ) -> Dict[str, Any]:
 
 
 def main() -> None:
+    print(f"warmed up in {warm_up():.1f} s (the first visitor's request is answered warm)", flush=True)
     demo = build_demo()
     # Two scoring jobs at a time: the Space has 2 CPU cores, more would only queue inside torch.
     demo.queue(default_concurrency_limit=2, max_size=32)

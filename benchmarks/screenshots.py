@@ -1,13 +1,16 @@
 """Headless Chromium screenshots of the app, for docs/space.md: ``python benchmarks/screenshots.py``.
 
-Starts ``app.py`` on 127.0.0.1:7931, waits for the page-load scoring, and writes docs/images/app_pair.png (the
-Score a pair tab) and docs/images/app_about.png (the About tab); prints the About tab's height in pixels.
+Starts ``app.py`` on 127.0.0.1:7931 (it warms up before it answers), waits for the page-load scoring, and writes
+docs/images/app_pair.png (the Score a pair tab), docs/images/app_file.png (the Score a file tab after scoring five of
+the paper's examples with made-up human scores: the means table and an undefined correlation's note) and
+docs/images/app_about.png (the About tab); prints the About tab's height in pixels.
 Needs Debian's chromium and playwright (requirements-test.txt).
 """
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,7 +25,7 @@ def main() -> None:
     proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
-        for _ in range(120):
+        for _ in range(600):  # app.py warms up (imports, models, JIT) before it serves
             try:
                 socket.create_connection(("127.0.0.1", PORT), 1).close()
                 break
@@ -35,6 +38,18 @@ def main() -> None:
             page.goto(f"http://127.0.0.1:{PORT}/")
             page.wait_for_selector("#plot-alignment img", timeout=120000)
             page.screenshot(path=str(ROOT / "docs/images/app_pair.png"), full_page=True)
+            page.get_by_role("tab", name="Score a file").click()
+            rows = ["prediction,reference,human", "set artwork entry,update image,0.3", "next char,advance,0.6",
+                    "get count,size,0.8", "log,receive message,0.2", "validate url,perform validation,0.5"]
+            upload = Path(tempfile.mkdtemp()) / "paper_examples.csv"
+            upload.write_text("\n".join(rows) + "\n", encoding="utf-8")
+            page.set_input_files("#upload input[type=file]", str(upload))
+            page.wait_for_selector("#upload a[download='paper_examples.csv']")
+            page.click("#score-file")
+            page.wait_for_function("() => document.querySelector('#file-summary')?.innerText.includes('Scored')",
+                                   timeout=300000)
+            page.wait_for_selector("#histogram img")
+            page.screenshot(path=str(ROOT / "docs/images/app_file.png"), full_page=True)
             page.get_by_role("tab", name="About").click()
             time.sleep(2)
             height = page.evaluate("document.body.scrollHeight")

@@ -405,9 +405,10 @@ def test_handlers_return_what_the_page_shows(app, tmp_path):
     assert len([ax for ax in figure.axes if ax.images]) == 2  # cosines and flow, side by side
     f1 = WRDScorer().score(["get count"], ["size"])["f1"][0]
     assert f'id="wrd-f1">{f1:.4f}<' in cards and signature.startswith("wrdscore:")
-    summary, rows, hist, download, sig, corr = app.on_score_file(write_csv(tmp_path / "a.csv"), *ui,
-                                                                  progress=lambda *a, **k: None)
+    summary, means, rows, hist, download, sig, corr = app.on_score_file(write_csv(tmp_path / "a.csv"), *ui,
+                                                                         progress=lambda *a, **k: None)
     assert "Scored **7** rows" in summary and len(rows) == 7
+    assert means.loc[0, "metric"] == "WRDScore" and means.loc[0, "f1"] == round(rows["wrdscore_f1"].mean(), 4)
     assert Path(download.value["path"]).is_file() and download.visible and corr.visible
 
 
@@ -428,8 +429,79 @@ def test_about_tab_shows_the_validation_summary_from_docs(app):
 
 def test_build_demo(app):
     demo = app.build_demo()
-    names = {d.api_name for d in demo.fns.values()}
-    assert {"score_pair", "score_file"} <= names
+    public = {d.api_name for d in demo.fns.values() if d.api_visibility == "public"}
+    # Issue 23 item 10: Gradio 6 took api_name=False as the name "false" (/false, /false_1, ... in the API).
+    assert public == {"score_pair", "score_file"}
+
+
+# ------------------------------------------------------------------------------ issue 23, item 10
+def test_api_score_pair_returns_numbers(app):
+    """The API gave P/R/F1 as an HTML string among unnamed outputs; /score_pair returns a dict of numbers."""
+    got = app.api_score_pair("getCount", "size", siblings=True)
+    want = WRDScorer().score(["getCount"], ["size"])
+    assert (got["precision"], got["recall"], got["f1"]) == (want["precision"][0], want["recall"][0], want["f1"][0])
+    assert got["signature"].splitlines()[0] == want["signature"]
+    rouge = next(r for r in got["metrics"] if r["metric"] == "ROUGE-1")
+    assert rouge["precision"] is None and isinstance(rouge["f1"], float)
+    json.dumps(got)  # plain JSON for any client
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"prediction": 12}, "prediction must be a string, got int"),
+    ({"reference": ["a"]}, "reference must be a string, got list"),
+    ({"siblings": "yes"}, "siblings must be true or false"),
+    ({"clip_negative": 1}, "clip_negative must be true or false"),
+    ({"embedding": "word2vec"}, "embedding must be one of"),
+    ({"prediction": "getCount " * 1000}, "5,000"),
+])
+def test_api_score_pair_refuses_bad_input_in_one_line(app, kwargs, message):
+    import gradio as gr
+
+    call = {"prediction": "getCount", "reference": "size", **kwargs}
+    with pytest.raises(gr.Error, match=message) as info:
+        app.api_score_pair(**call)
+    assert "\n" not in str(info.value)
+
+
+def test_means_table_has_one_row_per_metric(app, tmp_path):
+    """The means were one markdown row of twenty-odd columns: "roug/e1" and "0.00/00" broke mid-word."""
+    ui = (DEFAULT, Options.variant, Options.weights, app.TOKENIZER_AUTO, "auto", True, False, True)
+    _, means, rows, *_ = app.on_score_file(write_csv(tmp_path / "a.csv"), *ui, progress=lambda *a, **k: None)
+    assert list(means.columns) == ["metric", "precision", "recall", "f1"]
+    assert means["metric"].tolist()[:2] == ["WRDScore", "ROUGE-1"] and means["metric"].is_unique
+    assert means.loc[1, "precision"] is None and means.loc[1, "f1"] == round(rows["rouge1"].mean(), 4)
+
+
+def test_undefined_correlation_says_why(app):
+    table = pd.DataFrame({"rouge1": [0.0] * 5, "wrdscore_f1": [0.1, 0.5, 0.3, 0.9, 0.2],
+                          "human": [0.2, 0.4, 0.1, 0.8, 0.3]})
+    corr = app.correlations(table, ["rouge1", "wrdscore_f1"]).set_index("metric")
+    assert corr.loc["rouge1", "note"] == "undefined: rouge1 is 0 on every row"
+    assert pd.isna(corr.loc["rouge1", "pearson"]) and corr.loc["wrdscore_f1", "note"] == ""
+    few = app.correlations(table.head(2), ["wrdscore_f1"]).set_index("metric")
+    assert few.loc["wrdscore_f1", "note"].startswith("undefined: 2 rows with both values")
+
+
+def test_main_warms_up_before_serving(app, monkeypatch):
+    """The first request after a cold start took 24 s (imports, model loads, numba's compilation):
+    main() scores the page-load example before the server starts answering."""
+    import gradio as gr
+
+    calls = []
+    monkeypatch.setattr(app, "warm_up", lambda: calls.append("warm_up") or 0.0)
+    monkeypatch.setattr(gr.Blocks, "launch", lambda self, **kwargs: calls.append("launch"))
+    app.main()
+    assert calls == ["warm_up", "launch"]
+
+
+def test_warm_up_loads_what_the_first_request_needs(app):
+    import sys as _sys
+
+    from wrd_score.metrics.sentence_cosine import _MODELS
+
+    app.warm_up()
+    # What the cold request spent its time on is in memory now: POT, the SBERT model, WordNet.
+    assert "ot" in _sys.modules and _MODELS and "nltk.corpus" in _sys.modules
 
 
 def test_runs_from_a_plain_checkout(tmp_path):

@@ -20,7 +20,7 @@ from wrd_score import WRDScorer
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
-START_TIMEOUT_S = 120
+START_TIMEOUT_S = 300  # app.py warms up (imports, models, JIT) before it serves
 SCORE_TIMEOUT_MS = 90_000
 
 
@@ -29,6 +29,9 @@ def _chromium() -> str:
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     pytest.skip("no Chromium found (/usr/bin/chromium or `chromium` on PATH); install the Debian package `chromium`")
+
+
+server_log = {}
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +60,7 @@ def server(tmp_path_factory):
                 pytest.fail(f"app.py did not answer on {url} within {START_TIMEOUT_S} s:\n"
                             f"{log_path.read_text(errors='replace')[-3000:]}")
             time.sleep(0.5)
+        server_log[url] = log_path
         yield url
     finally:
         proc.terminate()
@@ -185,3 +189,100 @@ def test_about_tab_renders_the_formulas(page):
     # The options table is folded (the tab was 11,700 px tall open); it opens on a click.
     page.get_by_text("Options", exact=True).click()
     page.get_by_text("rescale_with_baseline", exact=True).first.wait_for(state="visible")
+
+
+# ------------------------------------------------------------------------------ issue 23, item 10
+PAPER_ROWS = pd.DataFrame({"prediction": ["set artwork entry", "next char", "get count", "log", "validate url"],
+                           "reference": ["update image", "advance", "size", "receive message", "perform validation"],
+                           "human": [0.3, 0.6, 0.8, 0.2, 0.5]})
+
+
+def test_served_warm(server, page):
+    """The first result took 24 s after a cold start: app.py now warms up before it serves, so
+    the page-load scoring of the first example is answered warm."""
+    log = server_log[server].read_text(errors="replace")
+    assert "warmed up in" in log, log[-2000:]
+    page.wait_for_selector("#wrd-f1")
+    assert page.inner_text("#wrd-f1") == f"{WRDScorer().score(['set artwork entry'], ['update image'])['f1'][0]:.4f}"
+
+
+def _scored_paper_rows(page, tmp_path):
+    path = tmp_path / "paper.csv"
+    PAPER_ROWS.to_csv(path, index=False)
+    _upload(page, path)
+    page.click("#score-file")
+    page.wait_for_function("() => document.querySelector('#file-summary')?.innerText.includes('Scored')"
+                           " || document.querySelector('.toast-body') !== null")
+    assert "Scored 5 rows" in page.inner_text("#file-summary"), _error_toasts(page)
+
+
+# Lines each table cell's text takes on screen (1 everywhere: nothing breaks mid-word).
+_CELL_LINES = """sel => [...document.querySelectorAll(sel + ' th, ' + sel + ' [role=gridcell]')]
+  .filter(c => c.innerText.trim() && !c.closest('[aria-hidden="true"]')).map(c => {
+    const walker = document.createTreeWalker(c.querySelector('span.text') || c, NodeFilter.SHOW_TEXT);
+    const tops = new Set();
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const range = document.createRange(); range.selectNodeContents(node);
+        for (const r of range.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top));
+    }
+    return [c.innerText.trim(), tops.size];
+})"""
+
+
+def test_file_means_table_fits(page, tmp_path):
+    """The means were a markdown row of twenty-odd columns ("roug/e1", "0.00/00"): now one row per
+    metric, every header and number on one line."""
+    _scored_paper_rows(page, tmp_path)
+    page.locator("#file-means").scroll_into_view_if_needed()
+    cells = page.evaluate(_CELL_LINES, "#file-means")
+    texts = [text for text, _ in cells]
+    assert "WRDScore" in texts and "ROUGE-1" in texts and "f1" in texts, texts
+    broken = [text for text, lines in cells if lines != 1]
+    assert broken == [], broken
+
+
+def test_undefined_correlation_shows_its_reason(page, tmp_path):
+    """ROUGE-1 is 0 on all the paper's examples: its correlation is undefined, and the table says so."""
+    _scored_paper_rows(page, tmp_path)
+    table = page.inner_text("#correlations")
+    assert "rouge1 is 0 on every row" in table, table
+    # Readable where it stands: wrapped at spaces, never cut by the table's edge or mid-word.
+    page.locator("#correlations").scroll_into_view_if_needed()
+    cells = page.evaluate(_CELL_LINES, "#correlations")
+    broken = [text for text, lines in cells if lines != 1 and " " not in text]
+    assert broken == [], broken
+    clipped = page.evaluate("""() => [...document.querySelectorAll('#correlations [role=gridcell]')]
+        .filter(c => c.innerText.includes('every row'))
+        .map(c => c.getBoundingClientRect().right <= document.querySelector('#correlations').getBoundingClientRect().right)""")
+    assert clipped and all(clipped), clipped
+
+
+def test_api_as_a_client(server, tmp_path):
+    """The API bypassing the page: named endpoints, numbers not HTML, one-line errors for hostile input."""
+    client_module = pytest.importorskip("gradio_client")
+    client = client_module.Client(server, verbose=False)
+    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    assert set(endpoints) == {"/score_pair", "/score_file"}, set(endpoints)
+    got = client.predict("getCount", "size", api_name="/score_pair")
+    want = WRDScorer().score(["getCount"], ["size"])
+    assert got["f1"] == want["f1"][0] and got["precision"] == want["precision"][0]
+    assert any(row["metric"] == "ROUGE-1" for row in got["metrics"])
+    for args, message in ((("getCount " * 2000, "size"), "5,000"), ((12, "size"), "prediction must be a string"),
+                          (("a", "b", "no such embedding"), "embedding must be one of")):
+        with pytest.raises(Exception, match=message):
+            client.predict(*args, api_name="/score_pair")
+    with pytest.raises(Exception, match="siblings must be true or false"):
+        client.predict("a", "b", siblings="yes", api_name="/score_pair")
+    # The file endpoint: its outputs are named, the means a table of numbers.
+    path = tmp_path / "paper.csv"
+    PAPER_ROWS.to_csv(path, index=False)
+    outputs = [o["label"] for o in endpoints["/score_file"]["returns"]]
+    assert "Means" in outputs and not any(label.startswith("value_") for label in outputs), outputs
+    result = client.predict(client_module.handle_file(str(path)), api_name="/score_file")
+    means = result[outputs.index("Means")]
+    assert means["headers"] == ["metric", "precision", "recall", "f1"]
+    assert means["data"][0][0] == "WRDScore" and isinstance(means["data"][0][3], float)
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"\x00\x01binary" * 100)
+    with pytest.raises(Exception, match="csv|UTF-8|columns"):
+        client.predict(client_module.handle_file(str(bad)), api_name="/score_file")

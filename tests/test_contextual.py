@@ -231,6 +231,58 @@ def test_contextual_chunks_give_one_call_exactly():
         assert score_chunked(scorer, preds, refs, chunk_size=size) == single
 
 
+CHAIN = ["a man plays", "the guitar is loud", "a dog barks", "it rains today", "the cat sleeps", "birds sing",
+         "a man plays the piano", "the dog runs", "stocks fell", "prices rose sharply", "a woman reads",
+         "children laugh", "the sun sets"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["score_chunked", "iter_scores"])
+def test_chunks_encode_what_one_call_encodes(monkeypatch, stream):
+    """Issue 23 item 14: a text in two neighbouring chunks was encoded twice, and each chunk ran its own
+    partial batch of every length.  Pairs chained (each reference is the next prediction) put a repeat
+    across every chunk boundary: chunked, every distinct text is encoded once, as in one call, and the
+    scores stay one call's bit for bit."""
+    from wrd_score.stream import iter_scores, score_chunked
+
+    scorer = WRDScorer(backend="contextual", batch_size=4)
+    preds, refs = CHAIN[:-1], CHAIN[1:]
+    scorer.backend._memo_key = None
+    single = scorer.score(preds, refs)
+    loaded = scorer.backend.loaded
+    encoded = []
+    real = loaded.hidden
+    monkeypatch.setattr(loaded, "hidden", lambda batch, layers: encoded.append(len(batch)) or real(batch, layers))
+    for size in (2, 3, 5):
+        encoded.clear()
+        scorer.backend._memo_key = None
+        if stream:
+            f1 = [s.f1 for s in iter_scores(scorer, zip(preds, refs), chunk_size=size)]
+        else:
+            f1 = score_chunked(scorer, preds, refs, chunk_size=size)["f1"]
+        assert f1 == single["f1"]
+        assert sum(encoded) == len(CHAIN), (size, encoded)
+
+
+def test_announced_texts_are_kept_within_bounds():
+    """What expect() makes the backend keep is for the next call only: a call that does not come is
+    not waited for, and nothing stays once a stream ends."""
+    from wrd_score.stream import iter_chunks
+
+    scorer = WRDScorer(backend="contextual", batch_size=4)
+    pulled = []
+
+    def pairs():
+        for i in range(12):
+            pulled.append(i)
+            yield CHAIN[i], CHAIN[i + 1]
+
+    chunks = iter_chunks(scorer, pairs(), chunk_size=3)
+    next(chunks)
+    assert len(pulled) == 6  # this chunk and the next one (announced), no more
+    list(chunks)
+    assert scorer.backend._carry == {} and scorer.backend._upcoming == ()
+
+
 def test_model_is_loaded_once_and_shared(backend):
     again = ContextualBackend(layer=2, progress=False)
     assert again.loaded is backend.loaded
@@ -276,14 +328,15 @@ def test_thread_safe_scoring(backend):
 def test_progress_bar_on_long_inputs(capsys):
     forced = ContextualBackend(batch_size=1, progress=True)
     forced.encode(["one sentence", "another one"])
-    assert "encoding" in capsys.readouterr().err
+    assert "encode" in capsys.readouterr().err
     auto = ContextualBackend(progress=None)
-    assert auto._progress([1, 2, 3]) == [1, 2, 3]  # short input: no bar at all
-    bar = auto._progress(list(range(12)))  # long input: tqdm, shown when stderr is a terminal
-    from tqdm import tqdm
-
-    assert isinstance(bar, tqdm) and list(bar) == list(range(12))
-    assert ContextualBackend(progress=False)._progress(list(range(50))) == list(range(50))
+    assert auto._progress([1, 2, 3], 30).disable  # short input: no bar at all
+    # Long input: a bar in model tokens, shown when stderr is a terminal (tqdm's disable=None).
+    with ContextualBackend(progress=True)._progress(list(range(12)), 120) as bar:
+        assert bar.total == 120 and bar.unit == "tok" and not bar.disable
+    with auto._progress(list(range(12)), 120) as bar:
+        assert bar.total == 120
+    assert ContextualBackend(progress=False)._progress(list(range(50)), 500).disable
 
 
 # ----------------------------------------------------------------------------- the metric on it

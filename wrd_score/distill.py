@@ -38,7 +38,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .backends.contextual import resolve_model_path
+from .backends.contextual import quiet_transformers, resolve_model_path
 from .backends.static import StaticEmbedding
 from .deps import require
 from .files import read_table
@@ -163,8 +163,9 @@ def load_encoder(model: str = "default"):
     AutoModel, AutoTokenizer = transformers.AutoModel, transformers.AutoTokenizer
 
     path = resolve_model_path(model)
-    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)
-    encoder = AutoModel.from_pretrained(path, local_files_only=True, trust_remote_code=False)
+    with quiet_transformers():
+        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)
+        encoder = AutoModel.from_pretrained(path, local_files_only=True, trust_remote_code=False)
     return path, encoder, tokenizer
 
 

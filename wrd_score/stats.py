@@ -49,7 +49,7 @@ from typing import Any, Dict, NamedTuple, Sequence, Tuple
 import numpy as np
 
 __all__ = ["correlation_stats", "paired_bootstrap", "paired_p_value", "Confidence", "system_confidence", "PairedTest",
-           "paired_system_test", "check_resamples", "MIN_RESAMPLES", "PAIRED_METHODS"]
+           "paired_system_test", "check_resamples", "MIN_RESAMPLES", "PAIRED_METHODS", "undefined_reason"]
 
 CORRELATIONS = ("pearson", "spearman", "kendall")
 # Resampled values held at once by scipy.stats.bootstrap (its batches never change a result).
@@ -72,10 +72,24 @@ def _rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return _rowwise_pearson(rankdata(x, axis=-1), rankdata(y, axis=-1))
 
 
+def undefined_reason(x: np.ndarray, y: np.ndarray, x_name: str = "the metric", y_name: str = "the human score") -> str:
+    """Why no correlation of ``x`` with ``y`` (rows with a NaN already dropped) is defined, or "".
+
+    >>> undefined_reason(np.zeros(4), np.arange(4.0), "rouge1")
+    'rouge1 is 0 on every row'
+    """
+    if len(x) < 3:
+        return f"{len(x)} rows with both values; a correlation needs at least 3"
+    for values, name in ((x, x_name), (y, y_name)):
+        if np.ptp(values) == 0:
+            return f"{name} is {values[0]:.4g} on every row"
+    return ""
+
+
 def _statistic(name: str, x: np.ndarray, y: np.ndarray) -> float:
     from scipy import stats
 
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+    if undefined_reason(x, y):
         return float("nan")  # undefined for constant input; scipy would warn and say the same
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

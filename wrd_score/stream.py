@@ -9,6 +9,11 @@ Scores do not depend on ``chunk_size``: every pair is scored alone, a text's con
 not depend on the texts encoded with it, and IDF weights, the only thing a chunk could change, must
 come from a table fixed beforehand.
 
+With a backend that encodes in batches (contextual), each chunk is announced to the backend before
+the previous one is scored (``backend.expect``), so that chunks cost what one call would: the last,
+partial batch of each text length is filled with the next chunk's texts of that length, and a text
+in two neighbouring chunks is encoded once.  ``iter_chunks`` then holds two chunks of pairs at a time.
+
 >>> from wrd_score import WRDScorer
 >>> pairs = [("getCount", "get_count"), ("size", ["getSize", "size"])]
 >>> [(s.f1, s.best_reference) for s in iter_scores(WRDScorer(), pairs, chunk_size=1)]
@@ -56,6 +61,15 @@ def _split(chunk: List[Any], start: int) -> Tuple[List[str], List[Reference]]:
     return predictions, references
 
 
+def _announce(scorer: Any, predictions: Sequence[Any], references: Sequence[Any]) -> None:
+    """Tell a batching backend which texts the next chunk holds (anything not a string is left out:
+    the chunk's own call reports it)."""
+    texts = list(predictions)
+    for refs in references:
+        texts.extend([refs] if isinstance(refs, str) else refs if isinstance(refs, (list, tuple)) else ())
+    scorer.backend.expect(texts)
+
+
 def iter_chunks(scorer: Any, pairs: Iterable[Tuple[str, Reference]], chunk_size: int = 10_000,
                 idf: Optional[Mapping[str, float]] = None) -> Iterator[dict]:
     """Yield :meth:`WRDScorer.score`'s result dict for each chunk of ``chunk_size`` pairs."""
@@ -66,14 +80,19 @@ def iter_chunks(scorer: Any, pairs: Iterable[Tuple[str, Reference]], chunk_size:
             "depend on chunk_size; pass idf= (a {token: weight} dict or a table fitted once on all references, "
             "e.g. wrd_score.weights.fit_idf)")
     iterator = iter(pairs)
+    ahead = hasattr(scorer.backend, "expect")  # else read one chunk at a time (lazily)
     start = 0
-    while True:
-        chunk = list(islice(iterator, chunk_size))
-        if not chunk:
-            return
+    chunk = list(islice(iterator, chunk_size))
+    while chunk:
         predictions, references = _split(chunk, start)
+        following = list(islice(iterator, chunk_size)) if ahead else []
+        if following:
+            _announce(scorer, [item[0] if isinstance(item, (tuple, list)) and len(item) == 2 else None
+                               for item in following],
+                      [item[1] if isinstance(item, (tuple, list)) and len(item) == 2 else () for item in following])
         start += len(chunk)
         yield scorer.score(predictions, references, idf=idf)
+        chunk = following if ahead else list(islice(iterator, chunk_size))
 
 
 def iter_scores(scorer: Any, pairs: Iterable[Tuple[str, Reference]], chunk_size: int = 10_000,
@@ -115,7 +134,11 @@ def score_chunked(scorer: Any, predictions: Sequence[str], references: Sequence[
     out: Dict[str, Any] = {key: [] for key in keys}
     signature = None
     n = len(predictions)
+    ahead = hasattr(scorer.backend, "expect")
     for start in range(0, max(n, 1), chunk_size):
+        if ahead and start + chunk_size < n:
+            _announce(scorer, predictions[start + chunk_size:start + 2 * chunk_size],
+                      references[start + chunk_size:start + 2 * chunk_size])
         result = scorer.score(list(predictions[start:start + chunk_size]), list(references[start:start + chunk_size]),
                               idf=idf)
         for key in keys:

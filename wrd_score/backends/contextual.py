@@ -17,6 +17,7 @@ is loaded once per (model, device, dtype) and shared by every backend that uses 
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
@@ -39,6 +40,7 @@ __all__ = [
     "POOLINGS",
     "DTYPES",
     "parse_layers",
+    "quiet_transformers",
     "resolve_model_path",
     "validate_contextual_options",
 ]
@@ -138,6 +140,26 @@ def resolve_model_path(model: Union[str, os.PathLike]) -> str:
 
 
 # --------------------------------------------------------------------------- model cache
+@contextlib.contextmanager
+def quiet_transformers():
+    """transformers' own output silenced for the block: its "Loading weights" bar and the load
+    report (MiniLM's checkpoint holds an ``embeddings.position_ids`` buffer that the model class
+    rebuilds, reported as UNEXPECTED on every load) say nothing about a score, and a metric on
+    the command line owes its user quiet with ``--quiet``.  Errors still reach the user."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
 class _LoadedModel:
     """A tokenizer and model on one device, with the facts the backend needs about them."""
 
@@ -154,9 +176,10 @@ class _LoadedModel:
         # Never download: a Hub name works only when it is already in the local Hugging Face cache.
         kwargs = dict(local_files_only=True, trust_remote_code=trust_remote_code)
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
-            config = AutoConfig.from_pretrained(path, **kwargs)
-            model = AutoModel.from_pretrained(path, config=config, dtype=getattr(torch, dtype), **kwargs)
+            with quiet_transformers():
+                self.tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
+                config = AutoConfig.from_pretrained(path, **kwargs)
+                model = AutoModel.from_pretrained(path, config=config, dtype=getattr(torch, dtype), **kwargs)
         except (OSError, ValueError) as exc:
             raise FileNotFoundError(
                 f"model {path!r} could not be loaded locally ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); "
@@ -417,6 +440,10 @@ class ContextualBackend:
         self._memo_key: Optional[Tuple[str, ...]] = None
         self._memo: Optional[List[_TextStates]] = None
         self._memo_lock = threading.Lock()
+        # Chunked scoring (wrd_score.stream): the texts of the next chunk (announced by expect()) and
+        # the states computed ahead for it (see _states).
+        self._upcoming: Tuple[str, ...] = ()
+        self._carry: Dict[str, _TextStates] = {}
 
     # ------------------------------------------------------------ protocol
     def signature_fields(self) -> Dict[str, str]:
@@ -501,17 +528,40 @@ class ContextualBackend:
         units = [u[0] for u, keep in zip(spans, ok) if keep] if not ok.all() else [u[0] for u in spans]
         return pooled, units
 
+    def expect(self, texts: Sequence[Any]) -> None:
+        """Announce the texts of the next call (the next chunk of a stream; wrd_score.stream does).
+
+        The next call then fills its last, partial batch of each length with those of the announced
+        texts that have that length, and keeps their states, and those of its own texts that come
+        again, for the call after: chunks are then encoded in batches as full as one call's, and no
+        text shared by two neighbouring chunks is encoded twice.  Scores do not change (a text's
+        states do not depend on its batch: ``_LoadedModel._forward_all``); what is kept is bounded by
+        a batch per length plus the repeats, within the memo's budget.
+        """
+        upcoming = tuple(dict.fromkeys(t for t in texts if isinstance(t, str)))
+        with self._memo_lock:
+            self._upcoming = upcoming
+
     def _states(self, texts: List[str]) -> List[_TextStates]:
         key = tuple(texts)
         with self._memo_lock:
             if self._memo_key == key and self._memo is not None:
                 return self._memo
+            upcoming, self._upcoming = self._upcoming, ()
+            carried, self._carry = self._carry, {}
         distinct = list(dict.fromkeys(texts))
-        computed = self._compute_states(distinct)
-        by_text = dict(zip(distinct, computed))
+        todo = [t for t in distinct if t not in carried]
+        if upcoming:
+            computed, ahead = self._compute_ahead(todo, [t for t in upcoming if t not in carried])
+        else:
+            computed, ahead = self._compute_states(todo), {}
+        by_text = {**{t: carried[t] for t in distinct if t in carried}, **dict(zip(todo, computed))}
         states = [by_text[t] for t in texts]
-        floats = sum(s.vectors.size for s in computed)
+        floats = sum(s.vectors.size for s in by_text.values())
+        keep = {**ahead, **{t: by_text[t] for t in upcoming if t in by_text}}
         with self._memo_lock:
+            if keep and sum(s.vectors.size for s in keep.values()) <= _MEMO_FLOATS:
+                self._carry = keep
             if floats <= _MEMO_FLOATS:
                 self._memo_key, self._memo = key, states
             else:
@@ -525,14 +575,32 @@ class ContextualBackend:
         return [(s, s + self.window) for s in dict.fromkeys(starts)]
 
     def _compute_states(self, texts: List[str]) -> List[_TextStates]:
+        return self._compute_ahead(texts, ())[0]
+
+    def _compute_ahead(self, texts: List[str], spare: Sequence[str]) -> Tuple[List[_TextStates], Dict[str, _TextStates]]:
+        """States of ``texts``, and of those ``spare`` texts (one window each) that fill the last,
+        partial batch of their length: ``(states of texts, {spare text: states})``."""
         loaded = self.loaded
         tok = loaded.tokenizer
-        enc = tok(texts, add_special_tokens=False, return_offsets_mapping=True, return_attention_mask=False,
-                  return_token_type_ids=False, verbose=False) if texts else {"input_ids": [], "offset_mapping": []}
+        mine = set(texts)
+        spare = [t for t in spare if t not in mine]
+        everything = list(texts) + spare
+        enc = tok(everything, add_special_tokens=False, return_offsets_mapping=True, return_attention_mask=False,
+                  return_token_type_ids=False, verbose=False) if everything else {"input_ids": [], "offset_mapping": []}
         jobs: List[Tuple[int, int, int, List[int]]] = []  # (text, window start, window end, model input)
-        for t, ids in enumerate(enc["input_ids"]):
+        for t, ids in enumerate(enc["input_ids"][:len(texts)]):
             for start, end in self._windows(len(ids)):
                 jobs.append((t, start, end, loaded.prefix + list(ids[start:end]) + loaded.suffix))
+        if spare:
+            extra = len(loaded.prefix) + len(loaded.suffix)
+            free: Dict[int, int] = {}  # model input length -> room left in its last batch
+            for job in jobs:
+                free[len(job[3])] = (free.get(len(job[3]), 0) - 1) % self.batch_size
+            for t in range(len(texts), len(everything)):
+                ids = enc["input_ids"][t]
+                if len(ids) <= self.window and free.get(len(ids) + extra, 0) > 0:
+                    free[len(ids) + extra] -= 1
+                    jobs.append((t, 0, len(ids), loaded.prefix + list(ids) + loaded.suffix))
         order = sorted(range(len(jobs)), key=lambda j: len(jobs[j][3]))
         outputs: List[Optional[np.ndarray]] = [None] * len(jobs)
         # Only windows of one length share a batch.  Padding changes a sequence's hidden states in
@@ -546,17 +614,22 @@ class ContextualBackend:
         for _, same_length in groupby(order, key=lambda j: len(jobs[j][3])):
             same_length = list(same_length)
             batches += [same_length[i:i + self.batch_size] for i in range(0, len(same_length), self.batch_size)]
-        for batch in self._progress(batches):
-            hidden = loaded.hidden([jobs[j][3] for j in batch], self.layers)
-            for row, j in enumerate(batch):
-                outputs[j] = hidden[row, :len(jobs[j][3])]
+        with self._progress(batches, sum(len(job[3]) for job in jobs)) as bar:
+            for batch in batches:
+                hidden = loaded.hidden([jobs[j][3] for j in batch], self.layers)
+                for row, j in enumerate(batch):
+                    outputs[j] = hidden[row, :len(jobs[j][3])]
+                bar.update(len(batch) * len(jobs[batch[0]][3]))
         n_pre, n_suf = len(loaded.prefix), len(loaded.suffix)
-        per_text: List[List[int]] = [[] for _ in texts]
+        per_text: List[List[int]] = [[] for _ in everything]
         for j, job in enumerate(jobs):
             per_text[job[0]].append(j)
         states = []
+        ahead: Dict[str, _TextStates] = {}
         for t, ids in enumerate(enc["input_ids"]):
             windows = per_text[t]
+            if not windows:
+                continue  # a spare text that filled no batch
             n = len(ids)
             all_ids = np.asarray(loaded.prefix + list(ids) + loaded.suffix, dtype=np.int64)
             if len(windows) == 1:
@@ -585,13 +658,20 @@ class ContextualBackend:
             offsets = np.zeros((len(all_ids), 2), dtype=np.int64)
             if n:
                 offsets[n_pre:n_pre + n] = np.asarray(enc["offset_mapping"][t], dtype=np.int64).reshape(n, 2)
-            states.append(_TextStates(all_ids, special, offsets, vectors))
-        return states
+            if t < len(texts):
+                states.append(_TextStates(all_ids, special, offsets, vectors))
+            else:
+                ahead[everything[t]] = _TextStates(all_ids, special, offsets, vectors)
+        return states, ahead
 
-    def _progress(self, batches: List[Any]):
-        if self.progress is False or (self.progress is None and len(batches) < 10):
-            return batches
+    def _progress(self, batches: List[Any], tokens: int):
+        """The "encode" bar.  It counts model tokens, not texts: a batch costs about its token
+        count, and batches run shortest texts first, so a bar in texts would promise an end
+        several times too early."""
         from tqdm.auto import tqdm
 
+        off = self.progress is False or (self.progress is None and len(batches) < 10)
         # disable=None: tqdm shows the bar only on a terminal unless progress=True forces it.
-        return tqdm(batches, desc="encoding", unit="batch", disable=None if self.progress is None else False)
+        # leave=None: a bar under another one (the command line's pairs) is wiped when done.
+        return tqdm(total=tokens, desc="encode", unit="tok", unit_scale=True, smoothing=0, leave=None,
+                    disable=True if off else (None if self.progress is None else False))

@@ -23,7 +23,7 @@ from ..metric import WRDScorer
 from ..shards import write_shard
 from ..signature import Signature
 from ..stats import MIN_RESAMPLES, check_resamples, paired_system_test, system_confidence  # scipy: when they run
-from ..stream import iter_scores
+from ..stream import iter_chunks
 from ..weights import user_idf, uses_idf
 from .common import add_input_arguments, add_metric_arguments, options_from_args, shard_spec
 
@@ -168,9 +168,22 @@ def _resampled(n: int, flag: str) -> None:
         raise ValueError(f"{flag} resamples examples and needs at least 2 candidates, got {n}")
 
 
-def _progress(args: argparse.Namespace, total: int) -> tqdm:
-    return tqdm(total=total, unit="pair", file=sys.stderr, dynamic_ncols=True,
-                disable=args.quiet or not sys.stderr.isatty())
+def _progress(args: argparse.Namespace, total: int, scorer: WRDScorer) -> tqdm:
+    """The "score" bar, in pairs; the contextual backend draws its "encode" bar under it.
+
+    It moves a chunk at a time, as the pairs are scored (one pair at a time it claimed a speed from
+    the first pair of a chunk whose encoding had taken minutes).  smoothing=0: the ETA is the
+    average speed so far, the right guess for chunks of equal size.
+    """
+    off = args.quiet or not sys.stderr.isatty()
+    if hasattr(scorer.backend, "progress"):
+        scorer.backend.progress = not off  # the command's process owns this cached backend
+    return tqdm(total=total, desc="score", unit="pair", file=sys.stderr, dynamic_ncols=True, smoothing=0,
+                disable=off)
+
+
+def _chunk_scores(result: Dict[str, Any]) -> Iterator[Tuple[float, float, float, int]]:
+    return zip(result["precision"], result["recall"], result["f1"], result["best_reference"])
 
 
 def _with_ci(value: float, interval: Optional[Tuple[float, float]], digits: int) -> str:
@@ -214,23 +227,30 @@ def run(args: argparse.Namespace) -> int:
     digits = args.digits
     with contextlib.ExitStack() as stack:
         out: IO[str] = (stack.enter_context(atomic_write(args.output)) if args.output else sys.stdout)
-        bar = stack.enter_context(_progress(args, n))
+        bar = stack.enter_context(_progress(args, n, scorer))
         if args.per_example:
             out.write("\t".join(FIELDS + (("best_reference",) if several else ())) + "\n")
-        for p, r, f, best in iter_scores(scorer, pairs(), chunk_size=args.chunk_size, idf=idf):
-            # A running sum in example order: the same for every chunk size.
-            sums[0] += p
-            sums[1] += r
-            sums[2] += f
-            if keep:
-                columns["precision"].append(p)
-                columns["recall"].append(r)
-                columns["f1"].append(f)
-                columns["best_reference"].append(best)
-            if args.per_example:
-                line = f"{p:.{digits}f}\t{r:.{digits}f}\t{f:.{digits}f}"
-                out.write(f"{line}\t{best}\n" if several else line + "\n")
-            bar.update(1)
+        for result in iter_chunks(scorer, pairs(), chunk_size=args.chunk_size, idf=idf):
+            # Rows written to a terminal while the bar is drawn there would be glued to it.
+            with tqdm.external_write_mode(file=out) if args.per_example and not bar.disable \
+                    else contextlib.nullcontext():
+                for p, r, f, best in _chunk_scores(result):
+                    # A running sum in example order: the same for every chunk size.
+                    sums[0] += p
+                    sums[1] += r
+                    sums[2] += f
+                    if keep:
+                        columns["precision"].append(p)
+                        columns["recall"].append(r)
+                        columns["f1"].append(f)
+                        columns["best_reference"].append(best)
+                    if args.per_example:
+                        line = f"{p:.{digits}f}\t{r:.{digits}f}\t{f:.{digits}f}"
+                        out.write(f"{line}\t{best}\n" if several else line + "\n")
+                out.flush()
+            bar.update(len(result["f1"]))
+        # Closed (at 100%, on its own line) before anything else is printed.
+        bar.close()
         means: Dict[str, Any] = {f"mean_{name}": total / n for name, total in zip(FIELDS, sums)}
         intervals: Dict[str, Optional[Tuple[float, float]]] = dict.fromkeys(FIELDS)
         if args.confidence:
@@ -268,12 +288,12 @@ def _run_paired(args: argparse.Namespace) -> int:
         ci=_resampling(args.confidence_n, args.seed), paired=_resampling(n_paired, args.seed, method))
 
     f1s: List[array] = []
-    with _progress(args, baseline.n * len(systems)) as bar:
+    with _progress(args, baseline.n * len(systems), scorer) as bar:
         for name, system in zip(systems, inputs):
             values = array("d")
-            for _, _, f, _ in iter_scores(scorer, _pairs(args, system, name)(), chunk_size=args.chunk_size, idf=idf):
-                values.append(f)
-                bar.update(1)
+            for result in iter_chunks(scorer, _pairs(args, system, name)(), chunk_size=args.chunk_size, idf=idf):
+                values.extend(result["f1"])
+                bar.update(len(result["f1"]))
             f1s.append(values)
     rows = []
     for i, (name, values) in enumerate(zip(systems, f1s)):

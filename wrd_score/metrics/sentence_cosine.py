@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 import numpy as np
 
 from ..scoring import empty_pair_score
-from ..backends.contextual import _fingerprint, _model_name, _resolve_device, resolve_model_path
+from ..backends.contextual import _fingerprint, _model_name, _resolve_device, quiet_transformers, resolve_model_path
 from ..deps import require
 from ..signature import Signature
 from .base import Metric, MetricResult, References, pick_best, register
@@ -34,7 +34,8 @@ def _load(path: str, device: str):
     with _MODELS_LOCK:
         model = _MODELS.get(key)
         if model is None:
-            model = _MODELS[key] = st.SentenceTransformer(path, device=device, local_files_only=True)
+            with quiet_transformers():  # its loading bar and load report say nothing about a score
+                model = _MODELS[key] = st.SentenceTransformer(path, device=device, local_files_only=True)
     return model
 
 
