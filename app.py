@@ -565,17 +565,18 @@ def _api_check(texts: Mapping[str, Any], flags: Mapping[str, Any]) -> None:
 
 
 def api_score_pair(prediction: str, reference: str, embedding: str = DEFAULT_EMBEDDING,
-                   variant: str = Options.variant, weights: str = Options.weights, tokenizer: str = TOKENIZER_AUTO,
+                   variant: str = FROM_PRESET, weights: str = FROM_PRESET, tokenizer: str = TOKENIZER_AUTO,
                    oov: str = "auto", clip_negative: bool = True, rescale_with_baseline: bool = False,
-                   siblings: bool = True) -> dict:
+                   siblings: bool = True, preset: str = DEFAULT_PRESET) -> dict:
     """WRDScore of one pair, as numbers: ``precision``, ``recall``, ``f1`` (rescaled when asked),
     ``signature`` (one line per metric), ``metrics`` (one record per metric: ``metric``, ``precision``,
     ``recall``, ``f1``; None where a metric has no such part) and ``note``.  The options are the
-    page's (``embedding``: one of the page's choices)."""
+    page's (``embedding``: one of the page's choices; ``variant``/``weights``: "from preset" or a value)."""
     _api_check({"prediction": prediction, "reference": reference, "embedding": embedding, "variant": variant,
-                "weights": weights, "tokenizer": tokenizer, "oov": oov},
+                "weights": weights, "tokenizer": tokenizer, "oov": oov, "preset": preset},
                {"clip_negative": clip_negative, "rescale_with_baseline": rescale_with_baseline, "siblings": siblings})
-    options = _options_from_ui(embedding, variant, weights, tokenizer, oov, clip_negative, rescale_with_baseline)
+    options = _options_from_ui(embedding, variant, weights, tokenizer, oov, clip_negative, rescale_with_baseline,
+                               preset)
     try:
         result = score_pair(prediction, reference, options, siblings=siblings)
     except (ValueError, TypeError, OSError) as exc:
@@ -588,8 +589,8 @@ def api_score_pair(prediction: str, reference: str, embedding: str = DEFAULT_EMB
 
 
 #: What the page-load scoring asks for: the first paper example with the default options, every metric.
-_PAGE_LOAD_UI = (DEFAULT_EMBEDDING, Options.variant, Options.weights, TOKENIZER_AUTO, "auto", Options.clip_negative,
-                 False, True)
+_PAGE_LOAD_UI = (DEFAULT_EMBEDDING, FROM_PRESET, FROM_PRESET, TOKENIZER_AUTO, "auto", Options.clip_negative,
+                 False, True, DEFAULT_PRESET)
 
 
 def warm_up() -> float:
