@@ -332,3 +332,62 @@ def test_the_default_scores_without_torch_transformers_or_gradio():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "emb:wrd-minilm-distilled@sha256:" in done.stdout
+
+
+# ------------------------------------------------------------- fixed document-frequency tables (issue 21)
+def _df_file(path, **df):
+    np.savez(str(path), words=np.array(["get", "count"]), vectors=np.ones((2, 3)), **df)
+    return str(path)
+
+
+def test_a_df_table_in_an_npz_is_exposed_and_survives_a_save(tmp_path):
+    path = _df_file(tmp_path / "df.npz", df_tokens=np.array(["get", "count"]),
+                    df_counts=np.array([7, 2], dtype=np.int64), df_documents=np.array(9, dtype=np.int64))
+    emb = StaticEmbedding.load(path)
+    assert emb.df_table == {"get": 7, "count": 2} and emb.df_documents == 9
+    emb.save(str(tmp_path / "again.npz"))
+    again = StaticEmbedding.load(str(tmp_path / "again.npz"))
+    assert again.df_table == emb.df_table and again.df_documents == 9
+    with np.load(str(tmp_path / "again.npz")) as data:  # the file contract the weights read
+        assert data["df_tokens"].dtype.kind == "U" and data["df_counts"].dtype == np.int64
+        assert data["df_documents"].shape == () and data["df_documents"].dtype == np.int64
+
+
+def test_an_embedding_without_a_df_table_says_so(kv):
+    emb = StaticEmbedding.from_keyed_vectors(kv)
+    assert emb.df_table is None and emb.df_documents is None
+
+
+GOOD_DF = dict(df_tokens=np.array(["get", "count"]), df_counts=np.array([7, 2], dtype=np.int64),
+               df_documents=np.array(9, dtype=np.int64))
+
+
+@pytest.mark.parametrize("change, pattern", [
+    (dict(df_counts=None), r"partial document-frequency table: missing \['df_counts'\]"),
+    (dict(df_documents=None), r"missing \['df_documents'\]"),
+    (dict(df_counts=np.array([7.0, 2.0])), "df_counts must be a 1-D integer"),
+    (dict(df_counts=np.array([7.0, np.nan])), "df_counts must be a 1-D integer"),
+    (dict(df_counts=np.array([True, False])), "df_counts must be a 1-D integer"),
+    (dict(df_counts=np.array([7, -1])), r"df_counts must lie in \[0, df_documents=9\]"),
+    (dict(df_counts=np.array([7, 10])), r"df_counts must lie in \[0, df_documents=9\]"),
+    (dict(df_counts=np.array([7, 2, 1])), "df_counts has 3 entries for 2 df_tokens"),
+    (dict(df_tokens=np.array([b"get", b"count"])), "df_tokens must be a 1-D unicode array"),
+    (dict(df_tokens=np.array([["get", "count"]])), "df_tokens must be a 1-D unicode array"),
+    (dict(df_tokens=np.array(["get", "get"])), "1 duplicate tokens"),
+    (dict(df_documents=np.array([9])), "df_documents must be a 0-D integer"),
+    (dict(df_documents=np.array(9.5)), "df_documents must be a 0-D integer"),
+    (dict(df_documents=np.array(0)), "df_documents must be at least 1"),
+])
+def test_hostile_df_arrays_are_clear_errors_naming_the_file(tmp_path, change, pattern):
+    df = {k: v for k, v in dict(GOOD_DF, **change).items() if v is not None}
+    path = _df_file(tmp_path / "hostile.npz", **df)
+    with pytest.raises(ValueError, match=pattern) as err:
+        StaticEmbedding.load(path)
+    assert "hostile.npz" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_df_table_given_in_python_is_checked_too():
+    with pytest.raises(ValueError, match="df_table and df_documents go together"):
+        StaticEmbedding(["a"], np.ones((1, 2)), df_table={"a": 1})
+    with pytest.raises(ValueError, match=r"embedding 'x': df_counts must lie in"):
+        StaticEmbedding(["a"], np.ones((1, 2)), name="x", df_table={"a": 3}, df_documents=2)

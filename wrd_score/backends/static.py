@@ -15,7 +15,7 @@ import warnings
 from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -125,6 +125,9 @@ class StaticEmbedding:
         name: a short name recorded in the signature.
         checksum: sha256 of the file it came from (recorded in the signature).
         meta: free-form provenance (corpus, command, parameters).
+        df_table: optional fixed document frequencies ``{token: documents holding it}`` of the corpus the
+            file was built from, and ``df_documents`` that corpus's number of documents (``wrdscore distill``
+            writes them): corpus-frequency masses from them are the same for every call.
     """
 
     def __init__(
@@ -139,6 +142,8 @@ class StaticEmbedding:
         name: str = "custom",
         checksum: Optional[str] = None,
         meta: Optional[dict] = None,
+        df_table: Optional[Mapping[str, int]] = None,
+        df_documents: Optional[int] = None,
     ) -> None:
         vectors = np.asarray(vectors)
         if vectors.ndim != 2 or vectors.shape[0] == 0 or vectors.shape[1] == 0:
@@ -170,6 +175,14 @@ class StaticEmbedding:
                 raise ValueError(f"embedding {name!r} has NaN or inf values in its n-gram vectors")
             if not (1 <= min_n <= max_n <= MAX_NGRAM_N):
                 raise ValueError(f"n-gram lengths must satisfy 1 <= min_n <= max_n <= {MAX_NGRAM_N}, got {min_n}, {max_n}")
+        if (df_table is None) != (df_documents is None):
+            raise ValueError(f"embedding {name!r}: df_table and df_documents go together, got only one of them")
+        if df_table is not None:
+            counts = np.array(list(df_table.values())) if df_table else np.zeros(0, dtype=np.int64)
+            df_table, df_documents = check_df_arrays(np.array(list(df_table), dtype=str), counts,
+                                                     np.array(df_documents), f"embedding {name!r}")
+        self.df_table: Optional[Dict[str, int]] = df_table
+        self.df_documents: Optional[int] = df_documents
         self.tokenizer_json = tokenizer_json
         self._pieces = _piece_tokenizer(tokenizer_json, name) if tokenizer_json is not None else None
         self.words: List[str] = [str(w) for w in words]
@@ -260,6 +273,11 @@ class StaticEmbedding:
         if self.ngram_vectors is not None:
             arrays["ngram_vectors"] = self.ngram_vectors.astype(dtype)
             arrays["ngram_range"] = np.array([self.min_n, self.max_n], dtype=np.int64)
+        if self.df_table is not None:
+            tokens = sorted(self.df_table)  # sorted: the same table writes the same bytes
+            arrays["df_tokens"] = np.array(tokens, dtype=str)
+            arrays["df_counts"] = np.array([self.df_table[t] for t in tokens], dtype=np.int64)
+            arrays["df_documents"] = np.array(self.df_documents, dtype=np.int64)
         for key in ("vectors", "ngram_vectors"):
             # float16 tops out at 65504: larger values would be written as inf, a file load() refuses.
             if key in arrays and not np.isfinite(arrays[key]).all():
@@ -334,10 +352,15 @@ class StaticEmbedding:
                 ngrams = data["ngram_vectors"] if "ngram_vectors" in data.files else None
                 min_n, max_n = (data["ngram_range"].tolist() if "ngram_range" in data.files else (0, 0))
                 tokenizer_json = str(data["tokenizer"]) if "tokenizer" in data.files else None
+                df = [data[k] if k in data.files else None for k in DF_ARRAYS]
         except Exception as exc:  # numpy's own message (e.g. "contains pickled data") omits the path
             raise ValueError(f"could not read embedding file {path!r} as npz: {type(exc).__name__}: {exc}") from exc
+        df_table = df_documents = None
+        if any(a is not None for a in df):
+            df_table, df_documents = check_df_arrays(*df, f"embedding file {path!r}")
         return cls(words, vectors, ngram_vectors=ngrams, min_n=min_n, max_n=max_n, tokenizer_json=tokenizer_json,
-                   name=meta.get("name", name), checksum=file_sha256(path), meta=meta)
+                   name=meta.get("name", name), checksum=file_sha256(path), meta=meta, df_table=df_table,
+                   df_documents=df_documents)
 
     @classmethod
     def _load_glove_package(cls) -> "StaticEmbedding":
@@ -418,6 +441,38 @@ class StaticEmbedding:
                    min_n=getattr(kv, "min_n", 0) if ngrams is not None else 0,
                    max_n=getattr(kv, "max_n", 0) if ngrams is not None else 0,
                    name=name, checksum=checksum, meta=meta)
+
+
+#: The arrays of a fixed document-frequency table in an embedding ``.npz``: tokens (unicode, as the
+#: identifier tokenizer splits them), their document counts (int64) and the number of documents (0-d int64).
+DF_ARRAYS = ("df_tokens", "df_counts", "df_documents")
+
+
+def check_df_arrays(tokens, counts, documents, where: str) -> Tuple[Dict[str, int], int]:
+    """Validate a document-frequency table's arrays; ``({token: count}, documents)``, or a one-line
+    ``ValueError`` that starts with ``where`` (the file) and names the array at fault."""
+    given = dict(zip(DF_ARRAYS, (tokens, counts, documents)))
+    missing = [k for k, v in given.items() if v is None]
+    if missing:
+        raise ValueError(f"{where} has a partial document-frequency table: missing {missing}")
+    if tokens.ndim != 1 or tokens.dtype.kind != "U":
+        raise ValueError(f"{where}: df_tokens must be a 1-D unicode array, got {tokens.dtype} of shape {tokens.shape}")
+    for key, array, ndim in (("df_counts", counts, 1), ("df_documents", documents, 0)):
+        if array.ndim != ndim or array.dtype.kind not in "iu":
+            raise ValueError(f"{where}: {key} must be a {ndim}-D integer (int64) array, got {array.dtype} "
+                             f"of shape {array.shape}")
+    if len(counts) != len(tokens):
+        raise ValueError(f"{where}: df_counts has {len(counts)} entries for {len(tokens)} df_tokens")
+    n = int(documents)
+    if n < 1:
+        raise ValueError(f"{where}: df_documents must be at least 1, got {n}")
+    if len(counts) and (counts.min() < 0 or counts.max() > n):
+        raise ValueError(f"{where}: df_counts must lie in [0, df_documents={n}], got values in "
+                         f"[{counts.min()}, {counts.max()}]")
+    table = dict(zip(tokens.tolist(), counts.tolist()))
+    if len(table) != len(tokens):
+        raise ValueError(f"{where}: df_tokens holds {len(tokens) - len(table)} duplicate tokens")
+    return table, n
 
 
 def _piece_tokenizer(tokenizer_json: str, name: str):
