@@ -129,14 +129,15 @@ def showcase(embedding, variant="wrd", weights="norm"):
     random-pair mean (its baseline): run once, on the chosen file."""
     from paper_examples import EXAMPLES
 
-    from wrd_score.rescale import lookup_baseline
+    from wrd_score.rescale import baseline_key, load_baselines, rescale
 
     pairs = list(dict.fromkeys(EXAMPLES))  # the list repeats one pair
     preds, refs = [p for _, p in pairs], [r for r, _ in pairs]
     raw = WRDScorer(embedding=embedding, variant=variant, weights=weights).score(preds, refs)
-    scaled = WRDScorer(embedding=embedding, variant=variant, weights=weights,
-                       rescale_with_baseline=True).score(preds, refs)
-    mean = lookup_baseline(raw["signature"], embedding)["f1"]
+    # This checkout's baselines file, read directly: an installed package may map its shipped folder to another
+    # checkout; rescale() is the metric's own mapping.
+    mean = load_baselines(str(REPO / "embeddings" / "baselines.json"))[baseline_key(raw["signature"])]["f1"]
+    scaled = {"f1": rescale(raw["f1"], mean)}
     print(f"random-pair mean F1 (baseline) {mean:.4f}; signature `{raw['signature']}`")
     print("| reference | prediction | F1 | rescaled F1 | above the random-pair mean |")
     print("|---|---|---:|---:|---|")
@@ -144,6 +145,27 @@ def showcase(embedding, variant="wrd", weights="norm"):
         print(f"| {ref} | {pred} | {f:.4f} | {g:.4f} | {'yes' if f > mean else 'no'} |")
     print(f"| mean | | {np.mean(raw['f1']):.4f} | {np.mean(scaled['f1']):.4f} | "
           f"{sum(f > mean for f in raw['f1'])}/{len(pairs)} |")
+
+
+def stsb_test(bundles):
+    """Spearman on STS-B **test** of ``EMBEDDING,VARIANT,WEIGHTS`` bundles (``norm*idf``: the file's fixed table):
+    run once, after the choice."""
+    from scipy.stats import spearmanr
+
+    from wrd_score.validate import read_judgments
+
+    frame = read_judgments(str(DATA / "stsb" / "stsb_test.tsv"), "human")
+    p, r, h = frame["prediction"].tolist(), frame["reference"].tolist(), frame["human"].to_numpy(float)
+    print("| embedding | variant | weights | STS-B test Spearman |\n|---|---|---|---|")
+    for bundle in bundles:
+        embedding, variant, weights = bundle.split(",")
+        idf = None
+        if weights == "norm*idf":
+            emb = StaticEmbedding.load(embedding)
+            idf = fixed_idf(np.array(list(emb.df_table)), np.array(list(emb.df_table.values())), emb.df_documents)
+        f1 = WRDScorer(embedding=embedding, variant=variant, weights=weights, tokenizer="words").score(p, r, idf=idf)["f1"]
+        label = "norm*fixed-idf" if idf is not None else weights
+        print(f"| {embedding} | {variant} | {label} | {spearmanr(f1, h)[0]:.3f} |")
 
 
 def _path(name):
@@ -172,11 +194,17 @@ def main(argv=None):
                     help="only time these embeddings (load, scoring), ratios against the first, and stop")
     ap.add_argument("--showcase", metavar="EMBEDDING", help="only score the paper's example pairs and stop")
     ap.add_argument("--showcase-variant", default="wrd")
+    ap.add_argument("--stsb-test", nargs="+", metavar="EMBEDDING,VARIANT,WEIGHTS",
+                    help="only score these bundles on STS-B test and stop (once, after choosing)")
+    ap.add_argument("--speed-pairs", type=int, default=20000)
+    ap.add_argument("--speed-repeat", type=int, default=5)
     args = ap.parse_args(argv)
+    if args.stsb_test:
+        return stsb_test(args.stsb_test)
     if args.showcase:
         return showcase(args.showcase, args.showcase_variant)
     if args.speed:
-        return speed(args.speed)
+        return speed(args.speed, args.speed_repeat, args.speed_pairs)
     os.makedirs(args.workdir, exist_ok=True)
     work = Path(args.workdir)
 

@@ -38,7 +38,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .backends.contextual import resolve_model_path
+from .backends.contextual import ContextualBackend, resolve_model_path
 from .backends.static import StaticEmbedding, unit_rows
 from .deps import require
 from .files import read_table
@@ -201,8 +201,6 @@ def aggregate_units(model: str, layer: int, corpora: Sequence[Tuple[str, str]], 
     Returns ``(means, counts, documents_encoded)``.
     """
     from tqdm.auto import tqdm
-
-    from .backends.contextual import ContextualBackend
 
     seen: Counter = Counter()
     chosen: List[Tuple[str, str]] = []
