@@ -18,6 +18,18 @@ section *Distilled static embedding*):
     law over the token's frequency rank; WRDScore's ``norm`` mass is the vector norm, so this is a
     frequency-aware mass.
 
+Three additions (issue 21; grids in ``docs/tuning.md``, section *Code semantics*):
+
+``aggregate`` / ``blend``
+    each token's isolated vector turned toward its mean contextual vector over corpus documents
+    (Bommasani et al., ACL 2020), pooled onto units by the contextual backend itself (:func:`aggregate_units`).
+``code_space`` / ``code_method``
+    similarities of a code-distributional embedding (fastText on Java) brought in by concatenation
+    (:func:`concatenate_code`, the shipped ``wrd-minilm-code``) or retrofitting (:func:`retrofit`).
+``df_corpora``
+    a fixed document-frequency table stored in the file (arrays ``df_tokens``, ``df_counts``,
+    ``df_documents``), so corpus-frequency masses do not depend on the other texts of a call.
+
 The vocabulary is every token of the corpora seen at least ``min_count`` times, plus every word
 piece of the encoder's tokenizer.  The tokenizer travels in the file, so at scoring time a token
 outside the vocabulary gets the mean of its word pieces' vectors through the ``tokenizers`` library
