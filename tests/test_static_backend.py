@@ -391,3 +391,17 @@ def test_a_df_table_given_in_python_is_checked_too():
         StaticEmbedding(["a"], np.ones((1, 2)), df_table={"a": 1})
     with pytest.raises(ValueError, match=r"embedding 'x': df_counts must lie in"):
         StaticEmbedding(["a"], np.ones((1, 2)), name="x", df_table={"a": 3}, df_documents=2)
+
+
+def test_the_code_embedding_file_carries_its_df_table_and_is_documented(repo):
+    path = repo / "embeddings" / "wrd-minilm-code.npz"
+    assert os.path.getsize(path) <= 40 * 1024 * 1024
+    emb = StaticEmbedding.load(str(path))
+    assert emb.meta["command"].startswith("wrdscore distill") and emb.meta["code"]["method"] == "concat"
+    # the document-frequency contract: documents = distinct method names + STS-B train sentences, df >= 2
+    assert emb.df_documents == emb.meta["df"]["documents"] > 250_000
+    assert len(emb.df_table) == emb.meta["df"]["tokens"] and min(emb.df_table.values()) >= 2
+    assert emb.df_table["get"] > emb.df_table["count"] > 0
+    card = (repo / "embeddings" / "README.md").read_text()
+    assert emb.checksum in card, "the model card must state the file's sha256"
+    assert f"emb:wrd-minilm-code@sha256:{emb.checksum[:12]}" in (repo / "embeddings" / "baselines.json").read_text()

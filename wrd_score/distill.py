@@ -18,6 +18,18 @@ section *Distilled static embedding*):
     law over the token's frequency rank; WRDScore's ``norm`` mass is the vector norm, so this is a
     frequency-aware mass.
 
+Three additions (issue 21; grids in ``docs/tuning.md``, section *Code semantics*):
+
+``aggregate`` / ``blend``
+    each token's isolated vector turned toward its mean contextual vector over corpus documents
+    (Bommasani et al., ACL 2020), pooled onto units by the contextual backend itself (:func:`aggregate_units`).
+``code_space`` / ``code_method``
+    similarities of a code-distributional embedding (fastText on Java) brought in by concatenation
+    (:func:`concatenate_code`, the shipped ``wrd-minilm-code``) or retrofitting (:func:`retrofit`).
+``df_corpora``
+    a fixed document-frequency table stored in the file (arrays ``df_tokens``, ``df_counts``,
+    ``df_documents``), so corpus-frequency masses do not depend on the other texts of a call.
+
 The vocabulary is every token of the corpora seen at least ``min_count`` times, plus every word
 piece of the encoder's tokenizer.  The tokenizer travels in the file, so at scoring time a token
 outside the vocabulary gets the mean of its word pieces' vectors through the ``tokenizers`` library
@@ -34,19 +46,21 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .backends.contextual import quiet_transformers, resolve_model_path
-from .backends.static import StaticEmbedding
+from .backends.contextual import ContextualBackend, quiet_transformers, resolve_model_path
+from .backends.static import StaticEmbedding, unit_rows
 from .deps import require
 from .files import read_table
-from .tokenize import split_words
+from .tokenize import TOKENIZERS, split_identifier, split_words
 from .train import Corpus
+from .weights import document_frequencies
 
-__all__ = ["POOLINGS", "DEFAULT_CORPORA", "count_tokens", "encode_tokens", "build_vocabulary", "postprocess",
-           "save_distilled", "distill"]
+__all__ = ["POOLINGS", "DEFAULT_CORPORA", "DOCUMENT_FORMATS", "CODE_METHODS", "count_tokens", "encode_tokens",
+           "build_vocabulary", "postprocess", "corpus_documents", "document_frequency_table", "aggregate_units",
+           "blend_aggregated", "retrofit", "concatenate_code", "save_distilled", "distill"]
 
 POOLINGS = ("pieces", "all", "first")
 #: Corpora of the default vocabulary, relative to the ``shared/data`` folder, with their format:
@@ -54,6 +68,11 @@ POOLINGS = ("pieces", "all", "first")
 DEFAULT_CORPORA = (("java_code_tokens/java_code_tokens.txt.gz", "tokens"),
                    ("java_method_names/java_method_names.txt.gz", "identifiers"),
                    ("stsb/stsb_train.tsv", "stsb"))
+#: Formats whose lines/sentences are documents: the texts aggregated (``aggregate``) and counted in
+#: the document-frequency table (``df_corpora``). Code-token lines are source lines, not documents.
+DOCUMENT_FORMATS = ("identifiers", "stsb")
+#: How the code-distributional space enters the vectors (docs/tuning.md, *Code semantics*).
+CODE_METHODS = ("retrofit", "concat")
 # Word pieces that carry nothing: reserved slots and the special tokens themselves.
 _SKIP_PIECE = re.compile(r"^\[(unused\d+|PAD|UNK|CLS|SEP|MASK)\]$")
 
@@ -156,6 +175,150 @@ def postprocess(vectors: np.ndarray, pca_dims: Optional[int], sif: Optional[floa
     return vectors
 
 
+def corpus_documents(path: str, fmt: str) -> Tuple[List[str], str]:
+    """The distinct documents of a corpus (first occurrence order) and the unit tokenizer of its texts.
+
+    ``identifiers``: each distinct line (a method name) becomes its split form, ``getCount`` ->
+    ``get count``, the text the encoder sees; ``stsb``: each distinct train sentence, split into words.
+    """
+    if fmt == "stsb":
+        frame = read_table(path)  # the one reader of tables
+        return list(dict.fromkeys((*frame["prediction"], *frame["reference"]))), "words"
+    if fmt != "identifiers":
+        raise ValueError(f"document corpora must have format {' or '.join(DOCUMENT_FORMATS)}, got {fmt!r} for {path!r}")
+    return list(dict.fromkeys(" ".join(doc) for doc in Corpus(path, "identifiers"))), "identifier"
+
+
+def document_frequency_table(corpora: Sequence[Tuple[str, str]], min_df: int = 2) -> Tuple[np.ndarray, np.ndarray, int]:
+    """``(tokens, counts, n_documents)``: how many distinct documents of ``corpora`` hold each token (split by
+    the identifier tokenizer, what the static backend looks up), tokens with ``df >= min_df`` in sorted order."""
+    documents: List[List[str]] = []
+    for path, fmt in corpora:
+        texts, _ = corpus_documents(path, fmt)
+        documents.extend(split_identifier(t) for t in texts)
+    df, n = document_frequencies(documents)
+    tokens = sorted(t for t, c in df.items() if c >= min_df)
+    return (np.array(tokens, dtype=str), np.array([df[t] for t in tokens], dtype=np.int64), n)
+
+
+def aggregate_units(model: str, layer: int, corpora: Sequence[Tuple[str, str]], cap: int = 10,
+                    progress: bool = True) -> Tuple[Dict[str, np.ndarray], Dict[str, int], int]:
+    """Each unit's mean contextual vector over its occurrences in ``corpora`` (Bommasani et al. 2020).
+
+    Units and their vectors come from :class:`~wrd_score.backends.contextual.ContextualBackend` (word pieces
+    mean-pooled onto the units of the static tokenizers), so the aggregated vector is what the contextual
+    backend would give the unit. A unit counts at most ``cap`` occurrences: documents are visited in a
+    fixed pseudo-random order (seed 0) and a document is encoded only while one of its units needs more,
+    which bounds the encoder's work by the vocabulary rather than the corpus.
+    Returns ``(means, counts, documents_encoded)``.
+    """
+    from tqdm.auto import tqdm
+
+    seen: Counter = Counter()
+    chosen: List[Tuple[str, str]] = []
+    for path, fmt in corpora:
+        texts, tokenizer = corpus_documents(path, fmt)
+        split = TOKENIZERS[tokenizer]
+        for i in np.random.RandomState(0).permutation(len(texts)):
+            units = split(texts[i])
+            if any(seen[u] < cap for u in units):
+                chosen.append((texts[i], tokenizer))
+                seen.update(units)
+    sums: Dict[str, np.ndarray] = {}
+    counts: Counter = Counter()
+    backends: Dict[str, ContextualBackend] = {}
+    bar = tqdm(total=len(chosen), desc="aggregating units", unit="doc", disable=not progress)
+    for start in range(0, len(chosen), _AGGREGATE_CHUNK):
+        chunk = chosen[start:start + _AGGREGATE_CHUNK]
+        for tokenizer in dict.fromkeys(t for _, t in chunk):
+            if tokenizer not in backends:
+                backends[tokenizer] = ContextualBackend(model, layer=layer, tokenizer=tokenizer, device="cpu",
+                                                        batch_size=_BATCH, progress=False)
+            texts = [text for text, t in chunk if t == tokenizer]
+            enc = backends[tokenizer].encode(texts)
+            vectors = enc.units * enc.norms[:, None]
+            for row, unit in enumerate(enc.tokens):
+                if counts[unit] < cap:
+                    counts[unit] += 1
+                    sums[unit] = sums[unit] + vectors[row] if unit in sums else vectors[row].copy()
+        bar.update(len(chunk))
+    bar.close()
+    return {u: v / counts[u] for u, v in sums.items()}, dict(counts), len(chosen)
+
+
+# Documents per encoder call of aggregate_units: only the progress bar's step (the backend's vectors do not
+# depend on the batch).
+_AGGREGATE_CHUNK = 2048
+
+
+def blend_aggregated(words: Sequence[str], vectors: np.ndarray, means: Dict[str, np.ndarray],
+                     counts: Dict[str, int], blend: float, min_count: int = 1) -> Tuple[np.ndarray, int]:
+    """Turn each token's isolated vector towards its aggregated one: direction
+    ``(1 - blend) * iso/|iso| + blend * agg/|agg|``, length that of the isolated vector (the SIF mass
+    applies afterwards, as before). Tokens with fewer than ``min_count`` occurrences keep their vector.
+    Returns the vectors and how many were blended."""
+    out = np.asarray(vectors, dtype=np.float64).copy()
+    rows = [i for i, w in enumerate(words) if counts.get(w, 0) >= min_count]
+    if not rows or blend == 0:
+        return out, 0
+    iso_units, iso_norms = unit_rows(out[rows])
+    agg_units, _ = unit_rows(np.stack([means[words[i]] for i in rows]))
+    mixed, _ = unit_rows((1 - blend) * iso_units + blend * agg_units)
+    out[rows] = mixed * iso_norms[:, None]
+    return out, len(rows)
+
+
+def _code_rows(words: Sequence[str], code: StaticEmbedding) -> np.ndarray:
+    """Each word's vector in the code space: its own, else (fastText) its n-grams' mean; a word piece
+    ``##ing`` is looked up as ``ing``. Zero rows where the space has nothing."""
+    rows = np.zeros((len(words), code.dim))
+    for i, word in enumerate(words):
+        key = word[2:] if word.startswith("##") else word
+        j = code.index.get(key)
+        rows[i] = code.vectors[j] if j is not None else code.oov_vector(key)
+    return rows
+
+
+def retrofit(words: Sequence[str], vectors: np.ndarray, code: StaticEmbedding, neighbours: int = 10,
+             weight: float = 0.5, iterations: int = 10) -> Tuple[np.ndarray, int]:
+    """Retrofit (Faruqui et al., NAACL 2015) the directions of the words that the code space knows toward
+    their ``neighbours`` nearest words in it (cosine, among those words).
+
+    Jacobi form of the paper's update with ``alpha = 1 - weight`` and ``beta = weight / neighbours``:
+    ``q_i <- (1 - weight) * qhat_i + weight * mean_j q_j``, on unit vectors; norms are kept, so the
+    ``norm`` mass does not move. Returns the vectors and how many words were retrofitted.
+    """
+    out = np.asarray(vectors, dtype=np.float64).copy()
+    rows = np.array([i for i, w in enumerate(words) if w in code.index], dtype=np.int64)
+    if len(rows) <= neighbours:
+        return out, 0
+    space, _ = unit_rows(code.vectors[[code.index[words[i]] for i in rows]].astype(np.float64))
+    graph = np.empty((len(rows), neighbours), dtype=np.int64)
+    for start in range(0, len(rows), 2048):
+        sims = space[start:start + 2048] @ space.T
+        np.fill_diagonal(sims[:, start:start + 2048], -np.inf)  # a word is not its own neighbour
+        # argsort with a stable kind: ties broken by index, so the graph is the same run after run
+        graph[start:start + 2048] = np.argsort(-sims, axis=1, kind="stable")[:, :neighbours]
+    original, norms = unit_rows(out[rows])
+    current = original.copy()
+    for _ in range(iterations):
+        current = (1 - weight) * original + weight * current[graph].mean(axis=1)
+    out[rows] = unit_rows(current)[0] * norms[:, None]
+    return out, len(rows)
+
+
+def concatenate_code(words: Sequence[str], vectors: np.ndarray, code: StaticEmbedding,
+                     weight: float = 0.5) -> np.ndarray:
+    """``[sqrt(1 - weight) * d/|d|, sqrt(weight) * c/|c|] * |d|``: the cosine of two rows is the
+    ``weight``-blend of their cosines in the two spaces, the norm (the ``norm`` mass) is the distilled one.
+    A row the code space has no vector for keeps only its distilled part, rescaled to the same norm."""
+    own, norms = unit_rows(np.asarray(vectors, dtype=np.float64))
+    code_units, code_norms = unit_rows(_code_rows(words, code))
+    joined = np.hstack([np.sqrt(1 - weight) * own, np.sqrt(weight) * code_units])
+    joined, _ = unit_rows(joined)
+    return joined * norms[:, None]
+
+
 def load_encoder(model: str = "default"):
     """A local transformers encoder and its tokenizer (``default``: the offline MiniLM)."""
     require("torch", "distill")
@@ -171,26 +334,57 @@ def load_encoder(model: str = "default"):
 
 def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[Tuple[str, str]]] = None,
             min_count: int = 5, layer: int = -1, pooling: str = "pieces", pca_dims: Optional[int] = None,
-            sif: Optional[float] = 1e-4, dtype: str = "float16", name: str = "wrd-minilm-distilled",
-            progress: bool = True, command: Optional[str] = None) -> str:
+            sif: Optional[float] = 1e-4, aggregate: Optional[Sequence[Tuple[str, str]]] = None, blend: float = 0.5,
+            aggregate_min_count: int = 1, aggregate_cap: int = 10, code_space: Optional[str] = None,
+            code_method: str = "retrofit", code_weight: float = 0.5, code_neighbours: int = 10,
+            df_corpora: Union[str, None, Sequence[Tuple[str, str]]] = "auto", df_min_count: int = 2,
+            dtype: str = "float16", name: str = "wrd-minilm-distilled", progress: bool = True,
+            command: Optional[str] = None) -> str:
     """Distil ``model`` into a static ``.npz`` embedding at ``output``; returns its sha256.
 
     ``corpora``: ``(path, format)`` pairs for the vocabulary and the SIF frequencies (default:
     :data:`DEFAULT_CORPORA` under ``../shared/data``).
+    ``aggregate``: document corpora (:data:`DOCUMENT_FORMATS`) whose texts are encoded to turn each token
+    ``blend`` of the way toward its mean contextual vector (:func:`aggregate_units`, at most
+    ``aggregate_cap`` occurrences per token, tokens seen ``aggregate_min_count`` times).
+    ``code_space``: a static embedding (name or path) of code; ``code_method`` ``retrofit`` pulls each
+    token ``code_weight`` of the way toward its ``code_neighbours`` nearest code neighbours
+    (:func:`retrofit`), ``concat`` appends the code vector with cosine share ``code_weight``
+    (:func:`concatenate_code`).
+    ``df_corpora``: document corpora whose document frequencies (``df >= df_min_count``) the file carries;
+    ``"auto"``: those of ``corpora`` in a document format; ``None``: no table.
     """
     import torch
 
     if pooling not in POOLINGS:
         raise ValueError(f"pooling must be one of {list(POOLINGS)}, got {pooling!r}")
-    if not isinstance(min_count, int) or min_count < 1:
-        raise ValueError(f"min_count must be a positive integer, got {min_count!r}")
+    for key, value in (("min_count", min_count), ("aggregate_min_count", aggregate_min_count),
+                       ("aggregate_cap", aggregate_cap), ("code_neighbours", code_neighbours),
+                       ("df_min_count", df_min_count)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{key} must be a positive integer, got {value!r}")
     if pca_dims is not None and (not isinstance(pca_dims, int) or pca_dims < 1):
         raise ValueError(f"pca_dims must be a positive integer or None, got {pca_dims!r}")
     if sif is not None and not (isinstance(sif, (int, float)) and 0 <= sif < 1):
         raise ValueError(f"sif must be a number in [0, 1) (0 or None: no weighting), got {sif!r}")
+    for key, value in (("blend", blend), ("code_weight", code_weight)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ValueError(f"{key} must be a number in [0, 1], got {value!r}")
+    if code_method not in CODE_METHODS:
+        raise ValueError(f"code_method must be one of {list(CODE_METHODS)}, got {code_method!r}")
     sif = sif or None
     if corpora is None:
         corpora = default_corpora()
+    if df_corpora == "auto":
+        df_corpora = [(p, f) for p, f in corpora if f in DOCUMENT_FORMATS]
+    for key, given in (("aggregate", aggregate), ("df_corpora", df_corpora)):
+        for p, f in given or ():
+            if f not in DOCUMENT_FORMATS:
+                raise ValueError(f"{key} corpora must have format {' or '.join(DOCUMENT_FORMATS)}, got {f!r} for {p!r}")
+            if not os.path.isfile(p):
+                raise FileNotFoundError(f"{key} corpus {p!r} does not exist")
+    # Loaded before the encoder runs, so a bad path fails in seconds rather than after the distillation.
+    code = StaticEmbedding.load(code_space) if code_space is not None else None
     torch.manual_seed(0)
     path, encoder, tokenizer = load_encoder(model)
     n_layers = encoder.config.num_hidden_layers
@@ -200,8 +394,6 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     counts = count_tokens(corpora)
     words = build_vocabulary(counts, tokenizer, min_count)
     vectors = encode_tokens(encoder, tokenizer, words, [resolved], pooling, progress)[resolved]
-    vectors = postprocess(vectors, pca_dims, sif)
-    tokenizer_json = tokenizer.backend_tokenizer.to_str()
     # No date or host path: the same command on the same software writes a byte-identical file.
     meta = {
         "name": name, "method": "distill", "model": _model_label(model, path),
@@ -209,11 +401,32 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
         "corpora": [{"path": os.path.basename(p), "format": f} for p, f in corpora],
         "dtype": dtype, "command": command,
     }
-    return save_distilled(output, words, vectors, tokenizer_json, meta, dtype)
+    if aggregate:
+        means, seen, documents = aggregate_units(model, resolved, aggregate, aggregate_cap, progress)
+        vectors, blended = blend_aggregated(words, vectors, means, seen, blend, aggregate_min_count)
+        meta["aggregate"] = {"corpora": [{"path": os.path.basename(p), "format": f} for p, f in aggregate],
+                             "blend": blend, "min_count": aggregate_min_count, "cap": aggregate_cap,
+                             "documents_encoded": documents, "units": len(means), "tokens_blended": blended}
+    if code is not None:
+        if code_method == "retrofit":
+            vectors, touched = retrofit(words, vectors, code, code_neighbours, code_weight)
+        else:
+            vectors, touched = concatenate_code(words, vectors, code, code_weight), len(words)
+        meta["code"] = {"space": code.name, "sha256": code.checksum, "method": code_method, "weight": code_weight,
+                        "neighbours": code_neighbours if code_method == "retrofit" else None, "tokens": touched}
+    vectors = postprocess(vectors, pca_dims, sif)
+    df = None
+    if df_corpora:
+        df_tokens, df_counts, df_documents = document_frequency_table(df_corpora, df_min_count)
+        df = (dict(zip(df_tokens.tolist(), df_counts.tolist())), df_documents)
+        meta["df"] = {"corpora": [{"path": os.path.basename(p), "format": f} for p, f in df_corpora],
+                      "min_count": df_min_count, "documents": df_documents, "tokens": len(df_tokens)}
+    tokenizer_json = tokenizer.backend_tokenizer.to_str()
+    return save_distilled(output, words, vectors, tokenizer_json, meta, dtype, df)
 
 
 def save_distilled(output: str, words: Sequence[str], vectors: np.ndarray, tokenizer_json: str, meta: dict,
-                   dtype: str = "float16") -> str:
+                   dtype: str = "float16", df: Optional[Tuple[Dict[str, int], int]] = None) -> str:
     """Write a distilled embedding (the tokenizer travels with it); returns the file's sha256.
 
     Tokens without a vector (the tokenizer drops them entirely) are left out: the file's
@@ -223,7 +436,8 @@ def save_distilled(output: str, words: Sequence[str], vectors: np.ndarray, token
     words = [w for w, k in zip(words, keep) if k]
     meta = dict(meta, vocabulary=len(words))
     emb = StaticEmbedding(words, np.asarray(vectors)[keep].astype(np.float32), tokenizer_json=tokenizer_json,
-                          name=meta.get("name", "custom"), meta=meta)
+                          name=meta.get("name", "custom"), meta=meta,
+                          df_table=df[0] if df else None, df_documents=df[1] if df else None)
     return emb.save(output, dtype=dtype)
 
 

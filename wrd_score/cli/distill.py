@@ -6,14 +6,14 @@ import os
 from typing import Tuple
 
 from ..backends.static import StaticEmbedding
-from ..distill import POOLINGS, distill
+from ..distill import CODE_METHODS, DOCUMENT_FORMATS, POOLINGS, distill
 from ..train import check_embedding_output
 
 
-def _corpus_arg(value: str) -> Tuple[str, str]:
+def _corpus_arg(value: str, option: str = "--corpus", formats=("tokens", "identifiers", "stsb")) -> Tuple[str, str]:
     path, sep, fmt = value.rpartition(":")
-    if not sep or fmt not in ("tokens", "identifiers", "stsb"):
-        raise ValueError(f"--corpus takes PATH:FORMAT with FORMAT tokens, identifiers or stsb, got {value!r}")
+    if not sep or fmt not in formats:
+        raise ValueError(f"{option} takes PATH:FORMAT with FORMAT {', '.join(formats)}, got {value!r}")
     return path, fmt
 
 
@@ -32,6 +32,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pca-dims", type=int, default=None, help="PCA dimensions (default: none)")
     parser.add_argument("--sif", type=float, default=1e-4,
                         help="SIF coefficient a: norms scaled by a/(a+p(w)), p(w) Zipf over the frequency rank (default 1e-4; 0: off)")
+    parser.add_argument("--aggregate", action="append", default=None, metavar="PATH:FORMAT",
+                        help="document corpus (FORMAT identifiers|stsb) encoded in context to aggregate each token's "
+                             "vector over its occurrences (Bommasani et al. 2020); repeatable (default: none)")
+    parser.add_argument("--blend", type=float, default=0.5,
+                        help="share of the aggregated direction in each token's vector, 0..1 (default 0.5)")
+    parser.add_argument("--aggregate-min-count", type=int, default=1,
+                        help="blend tokens aggregated at least this often (default 1)")
+    parser.add_argument("--aggregate-cap", type=int, default=10,
+                        help="occurrences aggregated per token at most; bounds the encoder's work (default 10)")
+    parser.add_argument("--code-space", default=None, metavar="EMBEDDING",
+                        help="static embedding of code (name or file, e.g. wrd-java-default) whose similarities "
+                             "enter the vectors (default: none)")
+    parser.add_argument("--code-method", default="retrofit", choices=CODE_METHODS,
+                        help="retrofit: pull each token toward its code neighbours (default); concat: append the "
+                             "code vector")
+    parser.add_argument("--code-weight", type=float, default=0.5,
+                        help="share of the code space, 0..1 (default 0.5)")
+    parser.add_argument("--code-neighbours", type=int, default=10,
+                        help="nearest code neighbours a token is retrofitted toward (default 10)")
+    parser.add_argument("--df-corpus", action="append", default=None, metavar="PATH:FORMAT",
+                        help="document corpus (FORMAT identifiers|stsb) of the document-frequency table stored "
+                             "in the file; repeatable (default: the --corpus entries in those formats)")
+    parser.add_argument("--df-min-count", type=int, default=2,
+                        help="keep tokens in at least this many documents in the table (default 2)")
+    parser.add_argument("--no-df", dest="df", action="store_false", help="store no document-frequency table")
     parser.add_argument("--dtype", default="float16", choices=["float16", "float32"])
     parser.add_argument("--name", default="wrd-minilm-distilled", help="name recorded in signatures")
     parser.add_argument("--no-progress", dest="progress", action="store_false")
@@ -40,9 +65,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     check_embedding_output(args.output)  # before minutes of distilling, as train does
     corpora = [_corpus_arg(c) for c in args.corpus] if args.corpus else None
+    aggregate = [_corpus_arg(c, "--aggregate", DOCUMENT_FORMATS) for c in args.aggregate or ()]
+    df_corpora = [_corpus_arg(c, "--df-corpus", DOCUMENT_FORMATS) for c in args.df_corpus] if args.df_corpus else "auto"
     checksum = distill(args.output, model=args.model, corpora=corpora, min_count=args.min_count, layer=args.layer,
-                       pooling=args.pooling, pca_dims=args.pca_dims, sif=args.sif, dtype=args.dtype, name=args.name,
-                       progress=args.progress,
+                       pooling=args.pooling, pca_dims=args.pca_dims, sif=args.sif, aggregate=aggregate or None,
+                       blend=args.blend, aggregate_min_count=args.aggregate_min_count,
+                       aggregate_cap=args.aggregate_cap, code_space=args.code_space, code_method=args.code_method,
+                       code_weight=args.code_weight, code_neighbours=args.code_neighbours,
+                       df_corpora=df_corpora if args.df else None, df_min_count=args.df_min_count,
+                       dtype=args.dtype, name=args.name, progress=args.progress,
                        command=getattr(args, "_command_line", None))
     if not os.path.isfile(args.output):  # a FIFO or device (-o /dev/null) cannot be read back
         print(f"wrote {args.output}: sha256 {checksum}")
