@@ -85,9 +85,12 @@ PAPER_EXAMPLES: List[Tuple[str, str]] = [
 _CONTEXTUAL = "Contextual MiniLM-L6 (all-MiniLM-L6-v2)"
 #: UI label -> the library options it stands for (the tokenizer is the one that suits the embedding).
 EMBEDDINGS: Dict[str, Dict[str, str]] = {
-    "Distilled MiniLM, static (default)": {"backend": "static", "embedding": "default", "tokenizer": "identifier"},
-    "fastText Java (the default before 0.2)": {"backend": "static", "embedding": "wrd-java-default",
-                                               "tokenizer": "identifier"},
+    "MiniLM + code vectors, static (default)": {"backend": "static", "embedding": "default",
+                                                "tokenizer": "identifier"},
+    "Distilled MiniLM, static (the 0.1.x default)": {"backend": "static", "embedding": "wrd-minilm-distilled",
+                                                     "tokenizer": "identifier"},
+    "fastText Java (the first default)": {"backend": "static", "embedding": "wrd-java-default",
+                                          "tokenizer": "identifier"},
     "GloVe 6B 50d": {"backend": "static", "embedding": "glove-6b-50d", "tokenizer": "words"},
     _CONTEXTUAL: {"backend": "contextual"},
 }

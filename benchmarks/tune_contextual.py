@@ -348,8 +348,9 @@ def report(result: Dict[str, Any], top: Optional[int], n_boot: int) -> str:
     best = wrd[0]
     lines += ["", f"Best WRDScore configuration: **{_fmt_config(best)}** (Spearman {best['rho']:.4f}, "
               f"Pearson {best['r']:.4f}).", "",
-              f"Paired bootstrap ({n_boot} resamples, seed 0): Δρ = ρ(best) − ρ(other), p = P(Δρ ≤ 0).", "",
-              "| other | its Spearman | Δρ | p(Δρ≤0) |", "|---|---:|---:|---:|"]
+              f"Paired bootstrap ({n_boot} resamples, seed 0): Δρ = ρ(best) − ρ(other), p = the chance of a |Δρ| "
+              "this large if the two did not differ (wrd_score.stats.paired_p_value).", "",
+              "| other | its Spearman | Δρ | p |", "|---|---:|---:|---:|"]
     others = bert_bar + ([default] if default is not None and default is not best else [])
     for other in others:
         diff, p = paired_bootstrap([(scores[best["key"]], scores[other["key"]], human)], n_boot=n_boot, seed=0)

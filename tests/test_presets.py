@@ -263,6 +263,18 @@ def test_choose_presets_keeps_the_best_unless_a_tie_is_reliably_better_elsewhere
     assert chooser.choose([a, d], _sets(chooser), "identifiers")[0] is a
 
 
+def test_choose_presets_refuses_what_ties_rouge_on_the_other_data(chooser):
+    # "a" is best on IdBench but only level with ROUGE-1 on STS-B dev: the identifiers default skips it.
+    h = np.arange(60.0)
+    noise = np.random.default_rng(1).normal(size=(4, 60))
+    good, fair = h + 3 * noise[0], h + 30 * noise[1]
+    a = _row(chooser, "a", [good, good, good], fair)
+    b = _row(chooser, "b", [fair, fair, fair], good)
+    rouge = _row(chooser, "ROUGE-1", [noise[2]] * 3, fair)
+    assert chooser.choose([a, b], _sets(chooser), "identifiers")[0] is a
+    assert chooser.choose([a, b], _sets(chooser), "identifiers", rouge=rouge)[0] is b
+
+
 def test_choose_presets_scores_the_fixed_table_only_where_the_file_has_one(chooser, with_table, tmp_path):
     sets = {"STS-B dev": (["get count", "set color", "size", "get name"], ["size", "color", "get size", "name"],
                           np.array([0.2, 0.5, 0.7, 0.9]))}

