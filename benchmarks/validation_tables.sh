@@ -9,13 +9,14 @@ OUT=${1:-/tmp/wrdscore-validate}
 DATA=../shared/data
 mkdir -p "$OUT"
 
-# Metrics shared by every table: WRDScore with the shipped static default (distilled MiniLM), the fastText
-# embedding that was the default before it, GloVe 50d and MiniLM, both variants, some rescaled; BERTScore and
+# Metrics shared by every table: WRDScore with the shipped static default (MiniLM + code vectors, the presets'
+# masses), the 0.1.x default (distilled MiniLM), the fastText embedding that was the first default, GloVe 50d and MiniLM, both variants, some rescaled; BERTScore and
 # MoverScore on the same MiniLM.
 COMMON=(
   -m wrdscore:variant=wrd,label=WRDScore-static-default
   -m wrdscore:variant=paper,label=WRDScore-static-paper
   -m wrdscore:variant=wrd,rescale_with_baseline=true,label=WRDScore-static-default-rescaled
+  -m wrdscore:embedding=wrd-minilm-distilled,variant=wrd,weights=norm,label=WRDScore-0.1-default
   -m wrdscore:embedding=wrd-java-default,variant=paper,label=WRDScore-fastText-paper
   -m wrdscore:embedding=wrd-java-default,variant=wrd,label=WRDScore-fastText-wrd
   -m wrdscore:embedding=glove-6b-50d,variant=paper,label=WRDScore-GloVe-paper

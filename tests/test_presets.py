@@ -8,7 +8,7 @@ import pytest
 import wrd_score.options
 from wrd_score import WRDScorer, cli, score
 from wrd_score.backends.static import StaticEmbedding, _write_npz
-from wrd_score.options import DEFAULT_PRESET, PRESETS, Options, option_info
+from wrd_score.options import DEFAULT_PRESET, OTHER_EMBEDDING_WEIGHTS, PRESETS, Options, option_info
 from wrd_score.stream import iter_scores, score_chunked
 
 #: A bundle unlike any shipped one, so a test sees the preset act whatever the shipped values are.
@@ -43,7 +43,9 @@ def test_an_option_given_explicitly_wins_over_the_preset(preset, backend):
         given = others.get(name, {}).get(value, "uniform" if name == "weights" else 2 if name == "layer" else None)
         resolved = Options(backend=backend, preset=preset, **{name: given}).validate()
         assert getattr(resolved, name) == given != value
-        assert all(getattr(resolved, n) == v for n, v in bundle.items() if n != name)
+        # Another static embedding takes the masses every embedding has (the bundle's may need its file's table).
+        expect = dict(bundle, weights=OTHER_EMBEDDING_WEIGHTS) if name == "embedding" else bundle
+        assert all(getattr(resolved, n) == v for n, v in expect.items() if n != name)
 
 
 def test_the_preset_changes_scores_and_the_signature_records_the_resolved_values(odd_sentences):
@@ -300,3 +302,13 @@ def test_sharded_corpus_idf_merges_into_one_run(with_table, tmp_path, capsys):
     code, merged, err = run_cli(capsys, "merge", *paths)
     assert code == 0, err
     assert merged == one_run and "idf:emb" in one_run
+
+
+@pytest.mark.parametrize("embedding", ["wrd-java-default", "wrd-minilm-distilled"])
+def test_another_embedding_without_given_weights_gets_norm_masses(embedding):
+    # The bundles' norm*corpus-idf needs the default file's table: another embedding must still score.
+    scorer = WRDScorer(embedding=embedding)
+    assert scorer.options.weights == "norm" and "|weights:norm|" in scorer.signature()
+    assert scorer.score(["get count"], ["size"])["f1"][0] > 0
+    assert WRDScorer(embedding=embedding, weights="uniform").options.weights == "uniform"
+    assert WRDScorer(embedding="default").options.weights == "norm*corpus-idf"

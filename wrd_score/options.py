@@ -49,6 +49,9 @@ PRESETS: Dict[str, Dict[str, Dict[str, Any]]] = {
 }
 #: The metric is made for method names.
 DEFAULT_PRESET = "identifiers"
+#: A static bundle's masses are chosen for the bundle's embedding (``norm*corpus-idf`` needs the table in its
+#: file); with another embedding given explicitly, masses not given are the paper's embedding norm.
+OTHER_EMBEDDING_WEIGHTS = "norm"
 
 
 def _option(default: Any, help: str, *, group: str = "metric", values: Optional[Mapping[str, str]] = None,
@@ -129,11 +132,14 @@ class Options:
 
     def validate(self) -> "Options":
         """The resolved options, every value checked: options marked ``preset`` that were not given
-        take the value of the ``(preset, backend)`` bundle of :data:`PRESETS`.  Raises
+        take the value of the ``(preset, backend)`` bundle of :data:`PRESETS` (with a static embedding other
+        than the bundle's, ``weights`` not given is :data:`OTHER_EMBEDDING_WEIGHTS`).  Raises
         ``ValueError``/``TypeError`` naming the option and what was wrong."""
         check_choice("preset", self.preset, tuple(PRESETS))
         check_choice("backend", self.backend, BACKENDS)
-        bundle = PRESETS[self.preset][self.backend]
+        bundle = dict(PRESETS[self.preset][self.backend])
+        if self.backend == "static" and self.embedding is not None and self.embedding != bundle["embedding"]:
+            bundle["weights"] = OTHER_EMBEDDING_WEIGHTS
         resolved = replace(self, **{name: value for name, value in bundle.items() if getattr(self, name) is None})
         resolved._check()
         # Marks options whose preset can no longer act (every bundle value is set): see WRDScorer.
