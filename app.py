@@ -685,7 +685,7 @@ def build_demo() -> "gr.Blocks":
             # "spearman" and "kendall" mid-word.
             correlation_table = gr.Dataframe(label="Correlation with the human column", visible=False,
                                              elem_id="correlations", interactive=False, wrap=True,
-                                             column_widths=["15%", "5%", "8%", "13%", "8%", "13%", "8%", "13%", "17%"])
+                                             column_widths=["24%", "5%", "7%", "12%", "7%", "12%", "7%", "12%", "14%"])
             with gr.Row():
                 histogram = gr.Plot(label="Histogram of WRDScore F1", show_label=False, elem_id="histogram",
                                     format="png")

@@ -3,6 +3,7 @@
 * the options table, from the option metadata (:func:`wrd_score.options.markdown_table`);
 * the validation summary, from ``docs/validation-summary.md`` (the one copy the app shows too).
 """
+import re
 import sys
 from pathlib import Path
 
@@ -20,7 +21,7 @@ def synced(readme: str) -> str:
     _, tail = rest.split(end)
     summary = (ROOT / "docs" / "validation-summary.md").read_text(encoding="utf-8").strip()
     # The README links from the repository root, the summary from docs/.
-    summary = summary.replace("](tuning.md)", "](docs/tuning.md)").replace("](validation.md)", "](docs/validation.md)")
+    summary = re.sub(r"\]\((?!https?:|/|#|docs/)([^)]+\.md(?:#[^)]*)?)\)", r"](docs/\1)", summary)
     return f"{head}{start}\n{summary}\n{end}{tail}"
 
 

@@ -27,7 +27,7 @@ def app():
     return module
 
 
-DEFAULT = "Distilled MiniLM, static (default)"
+DEFAULT = "MiniLM + code vectors, static (default)"
 GLOVE = "GloVe 6B 50d"
 
 ROWS = [

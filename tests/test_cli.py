@@ -526,7 +526,9 @@ def test_paired_bootstrap_settings_and_output_file(files, tmp_path, capsys):
     assert code == 0 and out_path.read_text() == out  # the table in the file and on the terminal
     sig, rows = _paired_rows(out)
     assert sig.endswith("|ci:bs50,seed7|paired:bs99,seed7")
-    assert float(rows[1]["p"]) == pytest.approx(1 / 100, abs=1e-4)
+    # (1 + k) / (N + 1) with N = 99: a multiple of 1/100, small for a system this much better.
+    p = float(rows[1]["p"])
+    assert p <= 0.05 and round(p * 100, 6) == round(p * 100)
 
 
 def test_paired_approximate_randomisation(files, tmp_path, capsys):

@@ -648,7 +648,7 @@ def test_limits_admit_a_large_default_like_file(tmp_path):
 
 
 def test_meta_name_cannot_forge_the_signature_or_borrow_a_baseline(tmp_path):
-    real = WRDScorer(rescale_with_baseline=True).signature()
+    real = WRDScorer(weights="norm", rescale_with_baseline=True).signature()  # a user file gets norm masses
     forged_emb = real.split("emb:", 1)[1].split("|", 1)[0]  # wrd-java-default@sha256:...
     path = tmp_path / "forged.npz"
     np.savez(path, words=np.array(WORDS), vectors=_vectors(),
@@ -661,7 +661,7 @@ def test_meta_name_cannot_forge_the_signature_or_borrow_a_baseline(tmp_path):
 
 
 def test_ordinary_names_keep_their_signature(tmp_path):
-    assert "emb:wrd-minilm-distilled@sha256:" in WRDScorer().signature()
+    assert "emb:wrd-minilm-code@sha256:" in WRDScorer().signature()
     assert "emb:wrd-java-default@sha256:1748089c6358" in WRDScorer(embedding="wrd-java-default").signature()
     path = tmp_path / "my_vectors-v2.npz"
     np.savez(path, words=np.array(WORDS), vectors=_vectors())

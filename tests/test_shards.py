@@ -176,7 +176,7 @@ def test_a_shard_file_larger_than_the_limit_is_refused_before_reading(capsys, tm
 
 def test_rescaled_negative_scores_are_accepted(capsys, tmp_path):
     # Rescaled scores may lie below 0 (and unclipped ones down to -1): merge must not refuse them.
-    inputs = ["-c", _write(tmp_path / "c.txt", ["getCount", "run"]), "-r", _write(tmp_path / "r.txt", ["size", "execute"])]
+    inputs = ["-c", _write(tmp_path / "c.txt", ["getCount", "parseXml"]), "-r", _write(tmp_path / "r.txt", ["size", "dispose"])]
     code, one_run, _ = run_cli(capsys, "score", *inputs, "--json", "--rescale-with-baseline")
     assert code == 0 and min(json.loads(one_run)["precision"]) < 0
     paths = _shards(capsys, tmp_path, inputs, 2, "--rescale-with-baseline")

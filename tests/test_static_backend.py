@@ -211,7 +211,7 @@ def _scorer_with(emb, oov):
     from wrd_score.metric import Options
 
     scorer = WRDScorer.__new__(WRDScorer)
-    scorer.options = Options(oov=oov).validate()
+    scorer.options = Options(oov=oov, weights="norm").validate()
     scorer.backend = StaticBackend(emb, oov=oov)
     return scorer
 
@@ -331,7 +331,7 @@ def test_the_default_scores_without_torch_transformers_or_gradio():
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "emb:wrd-minilm-distilled@sha256:" in done.stdout
+    assert "emb:wrd-minilm-code@sha256:" in done.stdout
 
 
 # ------------------------------------------------------------- fixed document-frequency tables (issue 21)

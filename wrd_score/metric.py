@@ -199,8 +199,8 @@ class WRDScorer:
         """
         if not uses_idf(self.options.weights):
             if idf is not None:
-                why = ("reads the embedding file's fixed table" if uses_corpus_idf(self.options.weights)
-                       else "does not use it")
+                why = ("does not use it (it reads the embedding file's fixed table)"
+                       if uses_corpus_idf(self.options.weights) else "does not use it")
                 raise ValueError(f"idf= was given but weights={self.options.weights!r} {why}; "
                                  "pass weights='idf' or 'norm*idf'")
             return None
