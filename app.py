@@ -85,7 +85,7 @@ PAPER_EXAMPLES: List[Tuple[str, str]] = [
 _CONTEXTUAL = "Contextual MiniLM-L6 (all-MiniLM-L6-v2)"
 #: UI label -> the library options it stands for (the tokenizer is the one that suits the embedding).
 EMBEDDINGS: Dict[str, Dict[str, str]] = {
-    "MiniLM + code vectors, static (default)": {"backend": "static", "embedding": "default",
+    "MiniLM + code, static (default)": {"backend": "static", "embedding": "default",
                                                 "tokenizer": "identifier"},
     "Distilled MiniLM, static (the 0.1.x default)": {"backend": "static", "embedding": "wrd-minilm-distilled",
                                                      "tokenizer": "identifier"},
@@ -429,7 +429,7 @@ _FORMULAS = r"""
 
 A prediction $p = (\hat t_1, \dots, \hat t_m)$ and a reference $r = (t_1, \dots, t_l)$ are split into tokens
 (method names into identifier subtokens: `getCount` → `get`, `count`) and each token gets a vector and a mass
-$w$ (by default the norm of its embedding, normalised to sum to 1 on each side).
+$w$ (by default the norm of its embedding times the inverse document frequency of the token in the embedding's corpora, normalised to sum to 1 on each side).
 The optimal flow $F$ moves the reference masses onto the prediction masses at the least total cost, the cost of
 moving mass between two tokens being their cosine distance (Word Rotator's Distance):
 

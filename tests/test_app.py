@@ -27,7 +27,7 @@ def app():
     return module
 
 
-DEFAULT = "MiniLM + code vectors, static (default)"
+DEFAULT = "MiniLM + code, static (default)"
 GLOVE = "GloVe 6B 50d"
 
 ROWS = [
