@@ -152,7 +152,7 @@ def run_naive(scorer, pairs: Pairs):
         texts.setdefault(ref, len(texts))
     text_list = list(texts)
     enc = scorer.backend.encode(text_list)
-    masses = token_masses(enc.norms, enc.tokens, scorer.options.weights, None)
+    masses = token_masses(enc.norms, enc.tokens, scorer.options.weights, scorer.corpus_idf)  # None unless corpus-idf
     index = np.array([(texts[p], texts[r]) for p, r in pairs], dtype=np.int64).reshape(-1, 2)
     return _score_pairs_reference(enc, text_list, index, masses, scorer.options.variant, scorer.options.clip_negative)
 
