@@ -28,8 +28,9 @@ from .scoring import VARIANTS
 from .tokenize import TOKENIZERS
 from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS
 
-__all__ = ["Options", "OptionInfo", "option_info", "BACKENDS", "GROUPS", "PRESETS", "DEFAULT_PRESET", "OTHER_EMBEDDING_WEIGHTS",
-           "markdown_table", "docstring_args", "check_choice", "with_options_table", "update_options_table"]
+__all__ = ["Options", "OptionInfo", "option_info", "BACKENDS", "GROUPS", "PRESETS", "DEFAULT_PRESET",
+           "OTHER_EMBEDDING_WEIGHTS", "markdown_table", "docstring_args", "check_choice", "with_options_table",
+           "update_options_table"]
 
 BACKENDS = ("static", "contextual")
 GROUPS = ("metric", "static", "contextual")
