@@ -227,7 +227,8 @@ class WRDScorer:
         # Python loops these replace cost about as much as all the optimal transport.
         flat_refs = list(chain.from_iterable(refs))
         # Groups are never empty, so equal lengths mean one reference each (the common case).
-        sizes = [1] * len(refs) if len(flat_refs) == len(refs) else [len(group) for group in refs]
+        one_each = len(flat_refs) == len(refs)
+        sizes = [1] * len(refs) if one_each else [len(group) for group in refs]
         text_list = list(dict.fromkeys(predictions + flat_refs))
         texts: Dict[str, int] = dict(zip(text_list, range(len(text_list))))
         enc = self.backend.encode(text_list)
@@ -235,7 +236,7 @@ class WRDScorer:
         masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table)
         pairs = np.empty((len(flat_refs), 2), dtype=np.int64)
         pred_rows = np.fromiter(map(texts.__getitem__, predictions), dtype=np.int64, count=len(predictions))
-        pairs[:, 0] = pred_rows if len(flat_refs) == len(refs) else np.repeat(pred_rows, sizes)
+        pairs[:, 0] = pred_rows if one_each else np.repeat(pred_rows, sizes)
         pairs[:, 1] = np.fromiter(map(texts.__getitem__, flat_refs), dtype=np.int64, count=len(flat_refs))
         precision, recall = score_pairs(enc, text_list, pairs, masses, self.options.variant,
                                         self.options.clip_negative, _thread_count(self.options.num_threads))
