@@ -40,6 +40,8 @@ def test_every_module_is_on_the_architecture_page_and_every_listed_module_exists
     ("f1_score", "wrd_score/scoring.py"), ("best_of", "wrd_score/scoring.py"),
     ("uses_idf", "wrd_score/weights.py"), ("reference_lists", "wrd_score/metric.py"),
     ("read_table", "wrd_score/files.py"), ("open_input", "wrd_score/files.py"),
+    ("read_json", "wrd_score/files.py"), ("atomic_write", "wrd_score/files.py"),
+    ("check_output", "wrd_score/files.py"), ("resolve_inputs", "wrd_score/cli/io.py"),
     ("normalise_with_offsets", "wrd_score/tokenize.py"), ("score_chunked", "wrd_score/stream.py"),
     ("get_metric", "wrd_score/metrics/base.py"), ("require", "wrd_score/deps.py"),
     ("_forward_all", "wrd_score/backends/contextual.py"),
