@@ -16,16 +16,16 @@ _GROUP_TITLES = {
 }
 
 
-def _parse_layer(text: str) -> Any:
-    # An int when it is one ("-1"), else the string the library parses ("4,5,6").
-    try:
-        return int(text)
-    except ValueError:
-        return text
+def _text_type(info: OptionInfo):
+    """The argparse ``type`` of an option: the option's own parser (:meth:`OptionInfo.parse`), its message
+    shown as argparse shows a refusal."""
+    def parse(text: str) -> Any:
+        try:
+            return info.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
-
-_TYPES = {"int": int, "Optional[int]": int, "float": float, "Optional[float]": float,
-          "Optional[Union[int, str]]": _parse_layer}
+    return parse
 
 
 def _help(info: OptionInfo) -> str:
@@ -45,7 +45,7 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
                                    help=_help(info))
                 continue
             choices = list(info.choices) if info.choices and not info.accepts else None
-            group.add_argument(flag, dest=info.name, default=None, type=_TYPES.get(info.type, str), choices=choices,
+            group.add_argument(flag, dest=info.name, default=None, type=_text_type(info), choices=choices,
                                metavar=info.name.upper() if choices is None else "{" + ",".join(choices) + "}",
                                help=_help(info))
 
