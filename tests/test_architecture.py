@@ -122,9 +122,11 @@ def _string_collections(tree):
 def test_allowed_values_are_spelled_out_once():
     """Each option's allowed values are written once, by the module that owns them (a second copy, e.g.
     in options.py beside the pipeline module's, would drift from it)."""
-    from wrd_score.options import option_info
+    from wrd_score.options import Options, option_info
+    from wrd_score.train import TrainOptions
 
-    choices = {info.name: frozenset(info.choices) for info in option_info() if len(info.choices) >= 2}
+    choices = {f"{of.__name__}.{info.name}": frozenset(info.choices) for of in (Options, TrainOptions)
+               for info in option_info(of=of) if len(info.choices) >= 2}
     found = {name: [] for name in choices}
     for module in _modules() + ["app.py", "wrdscore.py"]:
         tree = ast.parse((REPO / module).read_text(encoding="utf-8"))

@@ -39,7 +39,7 @@ from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS
 
 __all__ = ["Options", "OptionInfo", "option_info", "BACKENDS", "GROUPS", "PRESETS", "DEFAULT_PRESET",
            "OTHER_EMBEDDING_WEIGHTS", "markdown_table", "docstring_args", "check_choice", "with_options_table",
-           "update_options_table", "parse_option", "parse_literal"]
+           "update_options_table", "parse_option", "parse_literal", "option_field"]
 
 GROUPS = ("metric", "static", "contextual")
 
@@ -72,6 +72,11 @@ def _option(default: Any, help: str, *, group: str = "metric", values: Optional[
                  metadata={"help": help, "group": group, "values": values if values is not None else {},
                            "accepts": accepts,
                            "signature": signature, "preset": preset})
+
+
+#: The field maker of every options dataclass (:class:`Options`, :class:`wrd_score.train.TrainOptions`), so that
+#: :func:`option_info` reads them all alike.
+option_field = _option
 
 
 @dataclass(frozen=True)
@@ -289,12 +294,13 @@ class OptionInfo(NamedTuple):
         return "; ".join(parts)
 
 
-def option_info(group: Optional[str] = None) -> List[OptionInfo]:
-    """Every option (or those of one group), in declaration order."""
-    if group is not None and group not in GROUPS:
+def option_info(group: Optional[str] = None, of: type = Options) -> List[OptionInfo]:
+    """Every option (or those of one group), in declaration order; ``of``: another dataclass whose fields
+    are made by :data:`option_field` (``wrd_score.train.TrainOptions``)."""
+    if of is Options and group is not None and group not in GROUPS:
         raise ValueError(f"group must be one of {list(GROUPS)}, got {group!r}")
     out = []
-    for f in fields(Options):
+    for f in fields(of):
         meta = f.metadata
         if group is None or meta["group"] == group:
             out.append(OptionInfo(f.name, str(f.type), f.default if f.default is not MISSING else None, meta["help"],
