@@ -218,7 +218,7 @@ def aggregate_units(model: str, layer: int, corpora: Sequence[Tuple[str, str]], 
     chosen: List[Tuple[str, str]] = []
     for path, fmt in corpora:
         texts, tokenizer = corpus_documents(path, fmt)
-        split = TOKENIZERS[tokenizer]
+        split = TOKENIZERS[tokenizer].split
         for i in np.random.RandomState(0).permutation(len(texts)):
             units = split(texts[i])
             if any(seen[u] < cap for u in units):
