@@ -40,6 +40,8 @@ def test_every_module_is_on_the_architecture_page_and_every_listed_module_exists
     ("f1_score", "wrd_score/scoring.py"), ("best_of", "wrd_score/scoring.py"),
     ("uses_idf", "wrd_score/weights.py"), ("reference_lists", "wrd_score/metric.py"),
     ("read_table", "wrd_score/files.py"), ("open_input", "wrd_score/files.py"),
+    ("read_json", "wrd_score/files.py"), ("atomic_write", "wrd_score/files.py"),
+    ("check_output", "wrd_score/files.py"), ("resolve_inputs", "wrd_score/cli/io.py"),
     ("normalise_with_offsets", "wrd_score/tokenize.py"), ("score_chunked", "wrd_score/stream.py"),
     ("get_metric", "wrd_score/metrics/base.py"), ("require", "wrd_score/deps.py"),
     ("_forward_all", "wrd_score/backends/contextual.py"),
@@ -101,3 +103,88 @@ def test_readme_commands_are_the_lean_install_then_the_ci_test_command():
     install, test = second.split(" && ")
     assert install in normalised and test in normalised.split(install, 1)[1]
     assert "python3 -m venv" in ci and "python3 -m pip" not in ci, "CI installs into its own virtual environments"
+
+
+def _string_collections(tree):
+    """Every tuple, list or set of string constants, and every dict with string-constant keys (but not a
+    table of tables such as PRESETS, keyed by backend), as (line, frozenset of the strings)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            items = node.elts
+        elif isinstance(node, ast.Dict) and not all(isinstance(v, ast.Dict) for v in node.values):
+            items = node.keys
+        else:
+            continue
+        if len(items) >= 2 and all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
+            yield node.lineno, frozenset(i.value for i in items)
+
+
+def test_allowed_values_are_spelled_out_once():
+    """Each option's allowed values are written once, by the module that owns them (a second copy, e.g.
+    in options.py beside the pipeline module's, would drift from it)."""
+    from wrd_score.options import Options, option_info
+    from wrd_score.train import TrainOptions
+
+    choices = {f"{of.__name__}.{info.name}": frozenset(info.choices) for of in (Options, TrainOptions)
+               for info in option_info(of=of) if len(info.choices) >= 2}
+    found = {name: [] for name in choices}
+    for module in _modules() + ["app.py", "wrdscore.py"]:
+        tree = ast.parse((REPO / module).read_text(encoding="utf-8"))
+        for line, strings in _string_collections(tree):
+            for name, allowed in choices.items():
+                if strings == allowed:
+                    found[name].append(f"{module}:{line}")
+    copies = {name: places for name, places in found.items() if len(places) > 1}
+    assert not copies, f"allowed values written more than once: {copies}"
+
+
+def test_options_show_the_allowed_values_their_pipeline_modules_own():
+    # The very objects, not copies: a value added to a step is shown (and accepted) by every surface.
+    from dataclasses import fields
+
+    from wrd_score import backends, tokenize, transport, weights
+    from wrd_score.backends import contextual, static
+    from wrd_score.options import Options, option_info
+
+    values = {f.name: f.metadata["values"] for f in fields(Options)}
+    owners = {"variant": transport.VARIANTS, "backend": backends.BACKENDS, "weights": weights.WEIGHTS,
+              "embedding": static.NAMED_EMBEDDINGS, "oov": static.OOV_POLICIES, "pooling": contextual.POOLINGS}
+    for name, owned in owners.items():
+        assert values[name] is owned, name
+    derived = {"tokenizer": {n: t.meaning for n, t in tokenize.TOKENIZERS.items()},
+               "embedding_format": dict.fromkeys(static.EMBEDDING_FORMATS, ""),
+               "dtype": dict.fromkeys(contextual.DTYPES, "")}
+    for name, owned in derived.items():
+        assert values[name] == owned, name
+    assert {info.name for info in option_info() if info.values} == set(owners) | set(derived) | {"preset"}
+
+
+def test_option_types_are_dispatched_on_in_options_py_only():
+    # One reading of option text (OptionInfo.parse): a second table keyed on the field types, as the CLI
+    # once had beside validate's converter, would read the same text differently.
+    from wrd_score.options import _KINDS
+
+    offenders = [f"{m}:{node.lineno}" for m in _modules() if m != "wrd_score/options.py"
+                 for node in ast.walk(ast.parse((REPO / m).read_text(encoding="utf-8")))
+                 if isinstance(node, ast.Constant) and node.value in _KINDS and "[" in node.value]
+    assert not offenders, offenders
+
+
+def test_cli_flags_and_validate_specs_read_option_text_alike():
+    import argparse
+
+    from wrd_score.cli.common import add_metric_arguments
+    from wrd_score.options import option_info
+    from wrd_score.validate import parse_metric
+
+    parser = argparse.ArgumentParser()
+    add_metric_arguments(parser)
+    texts = {"bool": ["false", "true"], "int": ["3"], "Optional[int]": ["7"],
+             "Optional[Union[int, str]]": ["-1", "4,5,6"]}
+    for info in option_info():
+        for text in texts.get(info.type, [info.choices[0] if info.choices else "some-text"]):
+            flag = "--" + info.name.replace("_", "-")
+            argv = [("--" if info.parse(text) else "--no-") + flag[2:]] if info.type == "bool" else [flag, text]
+            from_cli = getattr(parser.parse_args(argv), info.name)
+            from_spec = parse_metric(f"wrdscore:{info.name}={text}").kwargs[info.name]
+            assert from_cli == from_spec == info.parse(text) and type(from_cli) is type(from_spec), (info.name, text)

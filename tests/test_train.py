@@ -304,3 +304,39 @@ def test_distill_checks_its_output_before_distilling(tmp_path, capsys, monkeypat
     code = main(["distill", "-o", str(tmp_path / output)])
     err = capsys.readouterr().err
     assert code == 2 and re.search(message, err) and len(err.strip().splitlines()) == 1, err
+
+
+def test_options_object_and_keywords_train_the_same_vectors(names):
+    """Issue 24 item 6: train() takes a TrainOptions (keyword settings still work and override it)."""
+    from wrd_score.train import TrainOptions
+
+    settings = dict(method="svd", corpus_format="identifiers", min_count=2, dim=4)
+    by_keywords = train(names, None, **settings)
+    by_options = train(names, None, options=TrainOptions(**settings))
+    overridden = train(names, None, options=TrainOptions(**{**settings, "dim": 7}), dim=4)
+    for emb in (by_options, overridden):
+        assert emb.words == by_keywords.words and np.array_equal(emb.vectors, by_keywords.vectors)
+        assert emb.meta["parameters"] == by_keywords.meta["parameters"]
+    with pytest.raises(TypeError, match="'epoch'"):
+        train(names, None, epoch=3)
+
+
+def test_train_flags_are_generated_from_train_options():
+    """Every TrainOptions setting is a `wrdscore train` flag whose help is the setting's description, and
+    the flags are all the command has besides its corpus, output and progress switch."""
+    import argparse
+
+    from wrd_score.cli import train as train_cli
+    from wrd_score.options import option_info
+    from wrd_score.train import TrainOptions
+
+    parser = argparse.ArgumentParser()
+    train_cli.add_arguments(parser)
+    actions = {a.dest: a for a in parser._actions}
+    infos = option_info(of=TrainOptions)
+    for info in infos:
+        assert actions[info.name].help == info.describe().replace("%", "%%"), info.name
+        assert list(actions[info.name].choices or ()) == list(info.choices), info.name
+    assert set(actions) == {info.name for info in infos} | {"help", "corpus", "output", "progress"}
+    args = parser.parse_args(["c.txt", "-o", "e.npz", "--window", "3", "--sample", "0.01"])
+    assert train_cli.options_from_args(args, TrainOptions) == {"window": 3, "sample": 0.01}

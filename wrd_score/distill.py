@@ -55,7 +55,7 @@ from .backends.static import StaticEmbedding, unit_rows
 from .deps import require
 from .files import read_table
 from .tokenize import TOKENIZERS, split_identifier, split_words
-from .train import Corpus
+from .train import CORPUS_FORMATS, Corpus
 from .weights import document_frequencies
 
 __all__ = ["POOLINGS", "DEFAULT_CORPORA", "DOCUMENT_FORMATS", "CODE_METHODS", "count_tokens", "encode_tokens",
@@ -83,7 +83,7 @@ def count_tokens(corpora: Sequence[Tuple[str, str]]) -> Counter:
     human-judgment TSV, :func:`~wrd_score.tokenize.split_words`)."""
     counts: Counter = Counter()
     for path, fmt in corpora:
-        if fmt in ("tokens", "identifiers"):
+        if fmt in CORPUS_FORMATS:
             for doc in Corpus(path, fmt):
                 counts.update(doc)
         elif fmt == "stsb":
@@ -218,7 +218,7 @@ def aggregate_units(model: str, layer: int, corpora: Sequence[Tuple[str, str]], 
     chosen: List[Tuple[str, str]] = []
     for path, fmt in corpora:
         texts, tokenizer = corpus_documents(path, fmt)
-        split = TOKENIZERS[tokenizer]
+        split = TOKENIZERS[tokenizer].split
         for i in np.random.RandomState(0).permutation(len(texts)):
             units = split(texts[i])
             if any(seen[u] < cap for u in units):

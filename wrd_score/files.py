@@ -1,14 +1,12 @@
-"""Scoring text files: the ``wrdscore score`` command, chunked streaming and atomic output.
+"""Reading and writing files: the readers and writers the library uses (every command uses them too).
 
-Candidates and references come one per line from plain or gzip'ed UTF-8 files (several
-reference files give several references per candidate, as bert-score's CLI does), or as literal
-strings.  Every input is checked in a first, cheap pass (it exists, is readable UTF-8, is not
-empty, all files have the same number of lines) before anything is scored or printed, so bad
-input never leaves half an output behind; results written with ``-o`` go to a temporary file in
-the same folder that is renamed over the target only once it is complete.
-
-Scoring streams: pairs are read lazily and scored a chunk at a time, so memory is bounded by the
-chunk size (plus 8 bytes per score per line with ``--json``), not by the length of the files.
+Lines come from plain or gzip'ed UTF-8 files (:func:`open_input`, :func:`iter_lines`: ``\\n`` line ends,
+a length limit per line, errors naming the file and line); tables from CSV, TSV or JSONL
+(:func:`read_table`); JSON data from :func:`read_json`.  Outputs are written whole or not at all
+(:func:`atomic_write`: a temporary file in the same folder, renamed over the target only once it is
+complete), and :func:`check_output` refuses an output that cannot be written before a long run.
+What only the command line needs (deciding whether ``-c``/``-r`` are files or strings, pairing their
+lines, ``--idf-file``) is in :mod:`wrd_score.cli.io`.
 """
 from __future__ import annotations
 
@@ -21,7 +19,7 @@ import stat
 import sys
 import tempfile
 from array import array
-from typing import IO, Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import IO, Any, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from .deps import require
 
@@ -32,24 +30,15 @@ __all__ = [
     "numeric_column",
     "TableError",
     "iter_lines",
-    "resolve_inputs",
-    "Inputs",
     "MAX_LINE_BYTES",
-    "iter_file_pairs",
     "atomic_write",
     "check_output",
     "output_kind",
-    "read_idf_file",
     "read_json",
     "write_json",
 ]
 
 Pair = Tuple[str, List[str]]
-
-# Values that look like a file name: a typo'd path must not be silently scored as text.
-_PATH_SUFFIXES = (".txt", ".gz", ".tsv", ".csv", ".json", ".jsonl", ".lst", ".src", ".tgt",
-                  ".ref", ".refs", ".hyp", ".pred", ".cand", ".out")
-
 
 #: Longest input line, in bytes, without its line ending (after gzip decompression). A longer line is refused with its file
 #: and line number instead of being read whole: ``-c /dev/zero`` would otherwise fill memory with
@@ -142,107 +131,6 @@ def count_lines(path: str, name: str = "input") -> int:
     for n, _ in enumerate(iter_lines(path, name), 1):
         pass
     return n
-
-
-def _looks_like_path(value: str) -> bool:
-    return (not any(ch.isspace() for ch in value) and
-            ("/" in value or os.sep in value or value.lower().endswith(_PATH_SUFFIXES)))
-
-
-class Inputs(NamedTuple):
-    """What :func:`resolve_inputs` found: files or strings, the number of pairs, and the paths to read."""
-
-    are_files: bool
-    n: int
-    candidates: str
-    references: List[str]
-    spool: Any = None  # keeps the copies of streamed inputs alive (a TemporaryDirectory)
-
-
-def _is_stream(path: str) -> bool:
-    """Standard input, a pipe, a FIFO or a device: readable once, so it cannot be read twice."""
-    if path == STDIN:
-        return True
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
-
-
-def _spool(path: str, name: str, folder: str) -> str:
-    # The checking pass and the scoring pass each read every input; a stream would be empty the
-    # second time. Its lines (checked as they go) are copied once to a file that can be re-read.
-    fd, copy = tempfile.mkstemp(dir=folder, suffix=".txt")
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-        for line in iter_lines(path, name):
-            out.write(line + "\n")
-    return copy
-
-
-def resolve_inputs(candidates: str, references: Sequence[str], mode: str = "auto") -> Inputs:
-    """Decide whether the arguments are files or literal strings and validate them.
-
-    Returns :class:`Inputs` ``(are_files, n, candidates, references, spool)``: read the pairs from
-    the returned paths.  ``mode`` is ``"auto"`` (files if any argument names an existing file or is
-    ``-``, then all must), ``"files"`` or ``"strings"``.  ``-`` is standard input; it, pipes and
-    other inputs that can be read only once (``<(cmd)``, ``/dev/stdin``) are read once into a
-    temporary copy.  File inputs are read here to check they decode, are not empty and have equal
-    line counts.
-    """
-    if mode not in ("auto", "files", "strings"):
-        raise ValueError(f"mode must be 'auto', 'files' or 'strings', got {mode!r}")
-    if isinstance(candidates, (str, os.PathLike)):
-        candidates = os.fspath(candidates)
-    else:
-        raise TypeError(f"candidates must be one string or file path, got {type(candidates).__name__}")
-    if isinstance(references, (str, os.PathLike)) or not references:
-        raise ValueError("references must be a non-empty list of strings or file paths")
-    references = [os.fspath(r) if isinstance(r, os.PathLike) else r for r in references]
-    values = [candidates, *references]
-    if mode == "auto":
-        if any(v == STDIN or os.path.exists(v) for v in values):
-            mode = "files"
-        else:
-            for v in values:
-                if _looks_like_path(v):
-                    raise FileNotFoundError(f"{v!r} looks like a file name but does not exist; "
-                                            "pass --strings to score it as text")
-            mode = "strings"
-    if mode == "strings":
-        return Inputs(False, 1, candidates, references)
-    if values.count(STDIN) > 1:
-        raise ValueError("standard input ('-') can be given only once among -c and -r")
-    names = ["candidates"] + [f"references[{i}]" for i in range(len(references))]
-    spool = None
-    if any(_is_stream(v) for v in values):
-        spool = tempfile.TemporaryDirectory(prefix="wrdscore-stdin-")
-        values = [_spool(v, name, spool.name) if _is_stream(v) else v for v, name in zip(values, names)]
-    shown = [candidates, *references]
-    n = count_lines(values[0], "candidates")
-    if n == 0:
-        raise ValueError(f"candidates file {_shown(shown[0])} is empty")
-    for i in range(1, len(values)):
-        m = count_lines(values[i], names[i])
-        if m == 0:
-            raise ValueError(f"references file {_shown(shown[i])} is empty")
-        if m != n:
-            raise ValueError(f"references file {_shown(shown[i])} has {m} lines but candidates file "
-                             f"{_shown(shown[0])} has {n}; they must have one line per candidate")
-    return Inputs(True, n, values[0], values[1:], spool)
-
-
-def iter_file_pairs(candidates: str, references: Sequence[str]) -> Iterator[Pair]:
-    """Lazily pair line i of ``candidates`` with line i of every file in ``references``."""
-    streams = [iter_lines(candidates, "candidates")]
-    streams += [iter_lines(ref, f"references[{i}]") for i, ref in enumerate(references)]
-    try:
-        for row in zip(*streams, strict=True):
-            yield row[0], list(row[1:])
-    except ValueError as exc:
-        if "zip()" in str(exc):  # a file changed between the checking pass and this one
-            raise ValueError(f"candidates and references files changed length while being read: {exc}") from None
-        raise
 
 
 # ---------------------------------------------------------------------------------- tables
@@ -419,7 +307,6 @@ def _read_jsonl(text: str):
     return pd.DataFrame.from_records(records)
 
 
-# ---------------------------------------------------------------------------------- scoring
 # ---------------------------------------------------------------------------------- output
 def output_kind(path: str) -> str:
     """``"file"`` (a regular file, or a name not yet taken: written atomically) or ``"stream"`` (a
@@ -563,24 +450,3 @@ def read_json(path: str, what: str) -> Any:
         raise ValueError(f"{what} file {path!r} is not valid JSON: {exc}") from None
 
 
-def read_idf_file(path: str) -> Dict[str, float]:
-    """A ``{token: weight}`` table from JSON (an object) or TSV (``token<TAB>weight`` lines)."""
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"idf file {path!r} does not exist or is not a file")
-    if path.endswith(".json"):
-        data = read_json(path, "idf")
-        if not isinstance(data, dict):
-            raise ValueError(f"idf file {path!r} must hold a JSON object of token -> weight")
-        return data
-    table: Dict[str, float] = {}
-    for number, line in enumerate(iter_lines(path, "idf"), 1):
-        if not line.strip():
-            continue
-        token, sep, value = line.rpartition("\t")
-        try:
-            table[token] = float(value)
-        except ValueError:
-            sep = ""
-        if not sep:
-            raise ValueError(f"idf file {path!r}, line {number}: expected 'token<TAB>weight', got {line!r}")
-    return table

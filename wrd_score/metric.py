@@ -205,7 +205,7 @@ class WRDScorer:
                                  "pass weights='idf' or 'norm*idf'")
             return None
         if isinstance(idf, IDFTable):
-            # A table fitted once for a whole stream (wrd_score.files, hooks): chunks must share it.
+            # A table fitted once for a whole stream (wrd_score.cli.score, hooks): chunks must share it.
             return idf
         if idf is not None:
             return user_idf(idf)

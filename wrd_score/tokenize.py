@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-__all__ = ["split_identifier", "split_words", "get_tokenizer", "TOKENIZERS", "normal_form", "normalise_with_offsets",
+__all__ = ["split_identifier", "split_words", "get_tokenizer", "Tokenizer", "TOKENIZERS", "normal_form", "normalise_with_offsets",
            "unit_spans", "tokenize_many"]
 
 _CHUNK = re.compile(r"[^\W_]+")  # ASCII text: maximal letter/digit runs (_, -, ., spaces and symbols split)
@@ -286,9 +286,20 @@ def tokenize_many(texts: Sequence[str], tokenizer: str) -> List[List[str]]:
     return out  # type: ignore[return-value]
 
 
-TOKENIZERS: Dict[str, Callable[[str], List[str]]] = {
-    "identifier": split_identifier,
-    "words": split_words,
+class Tokenizer(NamedTuple):
+    """One tokenizer: its function and what it does (the meaning the ``tokenizer`` option shows)."""
+
+    split: Callable[[str], List[str]]
+    meaning: str
+
+    def __call__(self, text: str) -> List[str]:
+        return self.split(text)
+
+
+#: The tokenizers by name (``tokenizer=``); each is called as its function is.
+TOKENIZERS: Dict[str, Tokenizer] = {
+    "identifier": Tokenizer(split_identifier, "words, split further at camelCase, snake_case and digits"),
+    "words": Tokenizer(split_words, "lowercase words (letters, digits and their marks; one token per Han character)"),
 }
 
 
@@ -298,4 +309,4 @@ def get_tokenizer(name: str) -> Callable[[str], List[str]]:
         raise ValueError(
             f"tokenizer must be one of {sorted(TOKENIZERS)}, got {name!r}"
         )
-    return TOKENIZERS[name]
+    return TOKENIZERS[name].split

@@ -30,20 +30,39 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
+from dataclasses import dataclass, fields, replace
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 import numpy as np
 
 from .backends.static import MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, StaticEmbedding, check_storable, file_sha256
 from .files import check_output, open_input
+from .options import option_field
 from .tokenize import split_identifier
 
-__all__ = ["METHODS", "CORPUS_FORMATS", "Corpus", "train", "convert"]
+__all__ = ["METHODS", "CORPUS_FORMATS", "TrainOptions", "Corpus", "train", "convert"]
 
-METHODS = ("word2vec", "fasttext", "svd")
-CORPUS_FORMATS = ("tokens", "identifiers")
-SVD_WEIGHTINGS = ("count", "log", "ppmi")
-ARCHITECTURES = ("cbow", "skipgram")
+#: The training methods (``method=``): name -> what it trains (the module docstring has more).
+METHODS = {
+    "word2vec": "gensim's Word2Vec",
+    "fasttext": "gensim's FastText: word vectors plus hashed character n-gram vectors (unseen tokens get one)",
+    "svd": "the paper's co-occurrence model: a truncated SVD of the token co-occurrence counts",
+}
+#: How a corpus line becomes tokens (``corpus_format=``).
+CORPUS_FORMATS = {
+    "tokens": "whitespace-separated",
+    "identifiers": "split each line with split_identifier",
+}
+#: The co-occurrence counts ``svd`` factorises (``svd_weighting=``).
+SVD_WEIGHTINGS = {
+    "count": "the paper's raw counts",
+    "log": "log(1 + count)",
+    "ppmi": "positive pointwise mutual information",
+}
+#: gensim's training architectures (``architecture=``).
+ARCHITECTURES = {"cbow": "", "skipgram": ""}
+#: The precisions an embedding file stores (``dtype=`` of train and convert).
+STORED_DTYPES = {"float16": "halves the file", "float32": ""}
 
 PathList = Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]]
 
@@ -166,91 +185,103 @@ def _check_positive(name: str, value: Any, minimum: int = 1, maximum: Optional[i
     return int(value)
 
 
-def train(
-    corpus: PathList,
-    output: Optional[Union[str, os.PathLike]] = None,
-    *,
-    method: str = "fasttext",
-    corpus_format: str = "tokens",
-    dim: Optional[int] = None,
-    window: Optional[int] = None,
-    epochs: int = 5,
-    min_count: int = 5,
-    architecture: str = "cbow",
-    negative: int = 5,
-    sample: float = 1e-3,
-    min_n: int = 2,
-    max_n: int = 5,
-    bucket: int = 50_000,
-    svd_weighting: str = "count",
-    fraction: float = 1.0,
-    seed: int = 0,
-    workers: int = 1,
-    dtype: str = "float16",
-    name: Optional[str] = None,
-    progress: bool = False,
-    command: Optional[str] = None,
-) -> StaticEmbedding:
+@dataclass(frozen=True)
+class TrainOptions:
+    """The settings of :func:`train`, described once: ``wrdscore train``'s flags are generated from them
+    (:func:`wrd_score.options.option_info` with ``of=TrainOptions``), as the metric's flags are from
+    :class:`~wrd_score.Options`.  :meth:`validate` checks them all before a corpus is read."""
+
+    method: str = option_field("fasttext", "training method", values=METHODS)
+    corpus_format: str = option_field("tokens", "how a corpus line becomes tokens", values=CORPUS_FORMATS)
+    dim: Optional[int] = option_field(None, "vector size (None: 100; svd: 50, the paper's)")
+    window: Optional[int] = option_field(None, "context window (None: word2vec 2, the paper's best; fastText 5, "
+                                               "best on IdBench); svd counts co-occurrence in the whole line")
+    epochs: int = option_field(5, "training epochs (word2vec, fastText)")
+    min_count: int = option_field(5, "tokens rarer than this get no vector (fastText still covers them by n-grams)")
+    architecture: str = option_field("cbow", "word2vec/fastText architecture", values=ARCHITECTURES)
+    negative: int = option_field(5, "negative samples (word2vec, fastText)")
+    sample: float = option_field(1e-3, "down-sampling threshold of frequent tokens (word2vec, fastText)")
+    min_n: int = option_field(2, "fastText: shortest character n-gram (2: short abbreviations such as ln)")
+    max_n: int = option_field(5, "fastText: longest character n-gram")
+    bucket: int = option_field(50_000, "fastText: n-gram hash rows (they dominate the file size)")
+    svd_weighting: str = option_field("count", "svd: what the co-occurrence matrix holds", values=SVD_WEIGHTINGS)
+    fraction: float = option_field(1.0, "train on this evenly spread share of the lines (screening runs)")
+    seed: int = option_field(0, "random seed (with workers=1 the same corpus, settings and seed give the same vectors)")
+    workers: int = option_field(1, "training threads; >1 is faster but not reproducible run to run")
+    dtype: str = option_field("float16", "stored precision", values=STORED_DTYPES)
+    name: Optional[str] = option_field(None, "name recorded in signatures (None: the output file's stem, else "
+                                             "METHOD-custom)")
+
+    def validate(self) -> "TrainOptions":
+        """The settings with ``dim`` and ``window`` resolved for the method, every limit checked; a
+        ``ValueError`` names the setting (``corpus_format`` and ``fraction`` are checked by :class:`Corpus`)."""
+        _check_choice("method", self.method, METHODS)
+        _check_choice("architecture", self.architecture, ARCHITECTURES)
+        _check_choice("svd_weighting", self.svd_weighting, SVD_WEIGHTINGS)
+        if self.dtype not in STORED_DTYPES:
+            raise ValueError(f"dtype must be 'float16' or 'float32', got {self.dtype!r}")
+        method = self.method
+        dim = _check_positive("dim", (50 if method == "svd" else 100) if self.dim is None else self.dim, 1, MAX_DIM)
+        window = 5 if self.window is None and method == "fasttext" else 2 if self.window is None else self.window
+        checked = {"dim": dim, "window": _check_positive("window", window, 1, MAX_WINDOW),
+                   "epochs": _check_positive("epochs", self.epochs, 1, MAX_EPOCHS),
+                   "min_count": _check_positive("min_count", self.min_count),
+                   "negative": _check_positive("negative", self.negative, 0, MAX_NEGATIVE),
+                   "workers": _check_positive("workers", self.workers, 1, MAX_WORKERS),
+                   "seed": _check_positive("seed", self.seed, 0, MAX_SEED)}
+        if method == "fasttext":
+            checked["min_n"] = _check_positive("min_n", self.min_n, 1, MAX_NGRAM_N)
+            checked["max_n"] = _check_positive("max_n", self.max_n, checked["min_n"], MAX_NGRAM_N)
+            # The n-gram table must fit the file the loader accepts (and gensim allocates it in float32 at once).
+            most = MAX_NPZ_BYTES // (dim * np.dtype(self.dtype).itemsize)
+            checked["bucket"] = _check_positive("bucket", self.bucket, 1, most)
+        if not isinstance(self.sample, (int, float)) or not 0.0 <= float(self.sample) < 1.0:
+            raise ValueError(f"sample must be in [0, 1), got {self.sample!r}")
+        return replace(self, **checked)
+
+
+def _check_choice(name: str, value: Any, allowed: Dict[str, str]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+
+
+def train(corpus: PathList, output: Optional[Union[str, os.PathLike]] = None, *,
+          options: Optional[TrainOptions] = None, progress: bool = False, command: Optional[str] = None,
+          **settings: Any) -> StaticEmbedding:
     """Train a static embedding and (if ``output`` is given) save it as a safe ``.npz``.
 
     Args:
         corpus: text file(s), one document per line (``.gz`` allowed).
         output: where to write the ``.npz`` (parent folders must exist); ``None`` keeps it in memory.
-        method: ``word2vec``, ``fasttext`` or ``svd``.
-        corpus_format: ``tokens`` or ``identifiers`` (see :class:`Corpus`).
-        dim: vector size; default 100 for word2vec/fastText and 50 for svd (the paper's).
-        window: context window; default 2 for word2vec (the paper's best) and 5 for fastText (best on
-            IdBench, see ``embeddings/README.md``); svd counts co-occurrence in the whole line.
-        epochs, negative, sample, architecture: gensim training settings (``cbow``/``skipgram``).
-        min_count: tokens rarer than this get no vector (fastText still covers them by n-grams).
-        min_n, max_n, bucket: fastText character n-gram lengths (2-5: short abbreviations such as
-            ``ln`` need 2-grams; measured better than fastText's 3-6) and hash-table rows.
-        svd_weighting: ``count`` (the paper's raw counts), ``log`` (``log(1 + count)``) or
-            ``ppmi`` (positive pointwise mutual information).
-        fraction: train on this evenly spread share of the lines (screening runs).
-        seed, workers: see the module docstring on determinism.
-        dtype: stored precision, ``float16`` (default; halves the file) or ``float32``.
-        name: the embedding's name in signatures (default: output file stem, else the method).
+        options: the training settings (:class:`TrainOptions`: method, corpus_format, dim, window,
+            epochs, min_count, architecture, negative, sample, min_n, max_n, bucket, svd_weighting,
+            fraction, seed, workers, dtype, name; their meanings and defaults are there and in
+            ``wrdscore train --help``).
+        **settings: the same settings as keyword arguments (``train(corpus, out, method="svd", dim=50)``);
+            they override those of ``options``.
         progress: show tqdm progress bars.
         command: the command line to record (the CLI passes its own).
 
     Returns:
         the trained :class:`StaticEmbedding` (vectors as stored, i.e. already rounded to ``dtype``).
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
-    if architecture not in ARCHITECTURES:
-        raise ValueError(f"architecture must be one of {list(ARCHITECTURES)}, got {architecture!r}")
-    if svd_weighting not in SVD_WEIGHTINGS:
-        raise ValueError(f"svd_weighting must be one of {list(SVD_WEIGHTINGS)}, got {svd_weighting!r}")
-    if dtype not in ("float16", "float32"):
-        raise ValueError(f"dtype must be 'float16' or 'float32', got {dtype!r}")
-    dim = _check_positive("dim", (50 if method == "svd" else 100) if dim is None else dim, 1, MAX_DIM)
-    if window is None:
-        window = 5 if method == "fasttext" else 2
-    window = _check_positive("window", window, 1, MAX_WINDOW)
-    epochs = _check_positive("epochs", epochs, 1, MAX_EPOCHS)
-    min_count = _check_positive("min_count", min_count)
-    negative = _check_positive("negative", negative, 0, MAX_NEGATIVE)
-    workers = _check_positive("workers", workers, 1, MAX_WORKERS)
-    seed = _check_positive("seed", seed, 0, MAX_SEED)
-    if method == "fasttext":
-        min_n = _check_positive("min_n", min_n, 1, MAX_NGRAM_N)
-        max_n = _check_positive("max_n", max_n, min_n, MAX_NGRAM_N)
-        # The n-gram table must fit the file the loader accepts (and gensim allocates it in float32 at once).
-        most = MAX_NPZ_BYTES // (dim * np.dtype(dtype).itemsize)
-        bucket = _check_positive("bucket", bucket, 1, most)
-    if not isinstance(sample, (int, float)) or not 0.0 <= float(sample) < 1.0:
-        raise ValueError(f"sample must be in [0, 1), got {sample!r}")
+    known = {f.name for f in fields(TrainOptions)}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise TypeError(f"train() got unknown setting(s) {unknown}; the settings are {sorted(known)}")
+    opts = replace(options if options is not None else TrainOptions(), **settings).validate()
+    method, dim, window, epochs, min_count = opts.method, opts.dim, opts.window, opts.epochs, opts.min_count
+    architecture, negative, sample, workers = opts.architecture, opts.negative, opts.sample, opts.workers
+    min_n, max_n, bucket, seed, dtype, name = opts.min_n, opts.max_n, opts.bucket, opts.seed, opts.dtype, opts.name
     if output is not None:
         output = check_embedding_output(output)
-    docs = Corpus(corpus, corpus_format, fraction)
+    docs = Corpus(corpus, opts.corpus_format, opts.fraction)
 
     params: Dict[str, Any] = {"dim": dim, "min_count": min_count, "seed": seed, "fraction": docs.fraction,
                               "dtype": dtype}
     if method == "svd":
-        params["svd_weighting"] = svd_weighting
-        words, vectors = _train_svd(docs, dim, min_count, svd_weighting, seed, progress)
+        params["svd_weighting"] = opts.svd_weighting
+        words, vectors = _train_svd(docs, dim, min_count, opts.svd_weighting, seed, progress)
         ngrams = None
     else:
         params.update({"window": window, "epochs": epochs, "architecture": architecture, "negative": negative,
@@ -393,7 +424,7 @@ def convert(source: Union[str, os.PathLike], output: Union[str, os.PathLike], *,
     """Convert any loadable embedding (word2vec/GloVe text, word2vec binary, fastText ``.bin``,
     gensim pickles with ``allow_pickle=True``) to the safe ``.npz`` format."""
     output = check_embedding_output(output)
-    if dtype not in ("float16", "float32"):
+    if dtype not in STORED_DTYPES:
         raise ValueError(f"dtype must be 'float16' or 'float32', got {dtype!r}")
     emb = StaticEmbedding.load(source, format=format, allow_pickle=allow_pickle)
     for matrix in (emb.vectors, emb.ngram_vectors):

@@ -24,8 +24,15 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-__all__ = ["emd_plan", "HAVE_NUMBA", "MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan",
+__all__ = ["VARIANTS", "emd_plan", "HAVE_NUMBA", "MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan",
            "compile_kernels"]
+
+#: How precision and recall are read off the transport plan (``variant=``): value -> meaning. The
+#: kernels below compute both; :mod:`wrd_score.options` shows these as the option's allowed values.
+VARIANTS = {
+    "wrd": "recall = 1 - Word Rotator's Distance, precision = mass-weighted best cosine",
+    "paper": "equations 4-5 of the paper: flow-weighted mean cosine of each token",
+}
 
 #: Problems with more cells than this go to POT (its C++ simplex scales better; these are rare).
 MAX_CELLS = 4096
@@ -666,7 +673,7 @@ def compile_kernels() -> float:
     mass = np.array([0.5, 0.5, 1 / 3, 1 / 3, 1 / 3])
     offsets = np.array([0, 2, 5], dtype=np.int64)
     ids = np.arange(2, dtype=np.int64)
-    for variant in ("paper", "wrd"):
+    for variant in VARIANTS:
         batch_prf(units, rows, mass, offsets, ids, -np.ones(2, dtype=np.int64), np.array([[0, 1]], dtype=np.int64),
                   variant, True)
         pair_plan(units, rows[:2], rows[2:], mass[:2], mass[2:], variant, True)

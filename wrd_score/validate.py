@@ -44,6 +44,7 @@ import numpy as np
 from .deps import require
 from .files import atomic_write, numeric_column, read_table
 from .metric import Options, WRDScorer
+from .options import parse_option
 from .metrics import get_metric
 from .metrics import column_name, metric_names
 from .metrics.base import metric_factory, metric_options
@@ -72,20 +73,6 @@ class MetricSpec:
     @property
     def kwargs(self) -> Dict[str, Any]:
         return dict(self.settings)
-
-
-def _convert(value: str) -> Any:
-    lower = value.lower()
-    if lower in ("true", "yes", "on"):
-        return True
-    if lower in ("false", "no", "off"):
-        return False
-    for cast in (int, float):
-        try:
-            return cast(value)
-        except ValueError:
-            pass
-    return value
 
 
 def _kinds() -> Tuple[str, ...]:
@@ -147,14 +134,15 @@ def parse_metric(spec: str, options: Optional[Mapping[str, Any]] = None) -> Metr
                 raise ValueError(f"metric spec {spec!r}: field must be f1, precision or recall, got {value!r}")
             score_field = value
         else:
-            settings[key] = _convert(value.strip())
+            try:
+                settings[key] = parse_option(key, value.strip())
+            except ValueError as exc:
+                raise ValueError(f"metric spec {spec!r}: {exc}") from None
     if name == "wrdscore":
         known = {f.name: f for f in fields(Options)}
-        for key, value in settings.items():
+        for key in settings:
             if key not in known:
                 raise ValueError(f"metric spec {spec!r}: unknown WRDScore option {key!r}; known: {sorted(known)}")
-            if known[key].type == "str" and not isinstance(value, str):
-                settings[key] = str(value)  # e.g. embedding=50 would otherwise become an int
     else:
         allowed = metric_options(name)
         unknown = sorted(set(settings) - set(allowed))

@@ -27,7 +27,15 @@ from .signature import pinned
 __all__ = ["WEIGHTS", "IDF_WEIGHTS", "CORPUS_IDF_WEIGHTS", "uses_idf", "uses_corpus_idf", "document_frequencies",
            "fit_idf", "corpus_idf", "IDFTable", "token_masses", "normalise", "table_digest"]
 
-WEIGHTS = ("norm", "idf", "norm*idf", "corpus-idf", "norm*corpus-idf", "uniform")
+WEIGHTS = {
+    "norm": "embedding norm (the paper)",
+    "idf": "inverse document frequency (fit on the references of the call unless idf= is given)",
+    "norm*idf": "their product",
+    "corpus-idf": "inverse document frequency from the table shipped in the static embedding file: the "
+                  "same masses in every call",
+    "norm*corpus-idf": "norm times corpus-idf",
+    "uniform": "equal masses",
+}
 #: The weights that need an IDF table fitted on the call's references (or given as ``idf=``).
 IDF_WEIGHTS = ("idf", "norm*idf")
 #: The weights whose IDF comes from the document-frequency table shipped in the embedding file.

@@ -3,4 +3,10 @@ from .base import Backend, Encoded
 from .static import StaticBackend, StaticEmbedding, load_embedding
 from .contextual import ContextualBackend  # cheap: torch/transformers are imported on first use
 
-__all__ = ["Backend", "Encoded", "StaticBackend", "StaticEmbedding", "load_embedding", "ContextualBackend"]
+#: Where token vectors come from (``backend=``): name -> meaning.
+BACKENDS = {
+    "static": "a static embedding file (no torch needed)",
+    "contextual": "a transformer encoder (torch + transformers; MiniLM unless model= is given)",
+}
+
+__all__ = ["BACKENDS", "Backend", "Encoded", "StaticBackend", "StaticEmbedding", "load_embedding", "ContextualBackend"]

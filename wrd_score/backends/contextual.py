@@ -50,7 +50,11 @@ DEFAULT_MODEL = "default"
 #: sentence similarity on its last layer, and bert_score has no default for this model.  One
 #: constant, so that a tuned choice (validation on STS-B dev) changes it in one place.
 DEFAULT_LAYER: Union[int, Tuple[int, ...]] = -1
-POOLINGS = ("tokenizer", "wordpiece")
+#: The token units of the contextual backend (``pooling=``): value -> meaning.
+POOLINGS = {
+    "tokenizer": "word pieces mean-pooled onto the tokenizer's tokens (those of the static backend)",
+    "wordpiece": "the model's word pieces (as BERTScore)",
+}
 DTYPES = ("float32", "float16", "bfloat16")
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 # Keep a call's hidden states for the next call on the same texts (compare() scores several

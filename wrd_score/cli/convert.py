@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..backends.static import EMBEDDING_FORMATS
-from ..train import convert
+from ..train import STORED_DTYPES, convert
 from .train import report
 
 
@@ -15,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="input format (default: by extension)")
     parser.add_argument("--allow-pickle", action="store_true",
                         help="allow gensim pickles (.model/.kv); only for files you trust")
-    parser.add_argument("--dtype", default="float16", choices=["float16", "float32"])
+    parser.add_argument("--dtype", default="float16", choices=list(STORED_DTYPES))
 
 
 def run(args: argparse.Namespace) -> int:

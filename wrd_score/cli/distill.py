@@ -7,7 +7,7 @@ from typing import Tuple
 
 from ..backends.static import StaticEmbedding
 from ..distill import CODE_METHODS, DOCUMENT_FORMATS, POOLINGS, distill
-from ..train import check_embedding_output
+from ..train import STORED_DTYPES, check_embedding_output
 
 
 def _corpus_arg(value: str, option: str = "--corpus", formats=("tokens", "identifiers", "stsb")) -> Tuple[str, str]:
@@ -57,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--df-min-count", type=int, default=2,
                         help="keep tokens in at least this many documents in the table (default 2)")
     parser.add_argument("--no-df", dest="df", action="store_false", help="store no document-frequency table")
-    parser.add_argument("--dtype", default="float16", choices=["float16", "float32"])
+    parser.add_argument("--dtype", default="float16", choices=list(STORED_DTYPES))
     parser.add_argument("--name", default="wrd-minilm-distilled", help="name recorded in signatures")
     parser.add_argument("--no-progress", dest="progress", action="store_false")
 

@@ -17,8 +17,7 @@ from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from tqdm import tqdm  # not tqdm.auto: this is a terminal tool
 
-from ..files import (STDIN, Inputs, Pair, atomic_write, check_output, iter_file_pairs, read_idf_file, resolve_inputs,
-                     write_json)
+from ..files import STDIN, Pair, atomic_write, check_output, write_json
 from ..metric import WRDScorer
 from ..shards import write_shard
 from ..signature import Signature
@@ -26,6 +25,7 @@ from ..stats import MIN_RESAMPLES, check_resamples, paired_system_test, system_c
 from ..stream import iter_chunks
 from ..weights import user_idf, uses_idf
 from .common import add_input_arguments, add_metric_arguments, options_from_args, shard_spec
+from .io import Inputs, iter_file_pairs, read_idf_file, resolve_inputs
 
 FIELDS = ("precision", "recall", "f1")
 _SHORT = {"precision": "P", "recall": "R", "f1": "F1"}

@@ -1,0 +1,149 @@
+"""Input and output of the commands that read pairs: what only the command line needs.
+
+``-c``/``-r`` name files or are literal strings (:func:`resolve_inputs` decides, and checks every file
+in a first, cheap pass: it exists, is readable UTF-8, is not empty, all have the same number of lines,
+before anything is scored or printed); standard input and pipes are read once into a temporary copy;
+:func:`iter_file_pairs` then pairs the lines lazily, so memory is bounded by the chunk size.
+``--idf-file`` is read by :func:`read_idf_file`.  The readers and writers the library uses as well
+(``iter_lines``, ``atomic_write``, ``check_output``, ``read_json``) stay in :mod:`wrd_score.files`.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from typing import Any, Dict, Iterator, List, NamedTuple, Sequence
+
+from ..files import STDIN, Pair, _shown, count_lines, iter_lines, read_json
+
+__all__ = ["Inputs", "resolve_inputs", "iter_file_pairs", "read_idf_file"]
+
+# Values that look like a file name: a typo'd path must not be silently scored as text.
+_PATH_SUFFIXES = (".txt", ".gz", ".tsv", ".csv", ".json", ".jsonl", ".lst", ".src", ".tgt",
+                  ".ref", ".refs", ".hyp", ".pred", ".cand", ".out")
+
+
+
+def _looks_like_path(value: str) -> bool:
+    return (not any(ch.isspace() for ch in value) and
+            ("/" in value or os.sep in value or value.lower().endswith(_PATH_SUFFIXES)))
+
+
+class Inputs(NamedTuple):
+    """What :func:`resolve_inputs` found: files or strings, the number of pairs, and the paths to read."""
+
+    are_files: bool
+    n: int
+    candidates: str
+    references: List[str]
+    spool: Any = None  # keeps the copies of streamed inputs alive (a TemporaryDirectory)
+
+
+def _is_stream(path: str) -> bool:
+    """Standard input, a pipe, a FIFO or a device: readable once, so it cannot be read twice."""
+    if path == STDIN:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _spool(path: str, name: str, folder: str) -> str:
+    # The checking pass and the scoring pass each read every input; a stream would be empty the
+    # second time. Its lines (checked as they go) are copied once to a file that can be re-read.
+    fd, copy = tempfile.mkstemp(dir=folder, suffix=".txt")
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+        for line in iter_lines(path, name):
+            out.write(line + "\n")
+    return copy
+
+
+def resolve_inputs(candidates: str, references: Sequence[str], mode: str = "auto") -> Inputs:
+    """Decide whether the arguments are files or literal strings and validate them.
+
+    Returns :class:`Inputs` ``(are_files, n, candidates, references, spool)``: read the pairs from
+    the returned paths.  ``mode`` is ``"auto"`` (files if any argument names an existing file or is
+    ``-``, then all must), ``"files"`` or ``"strings"``.  ``-`` is standard input; it, pipes and
+    other inputs that can be read only once (``<(cmd)``, ``/dev/stdin``) are read once into a
+    temporary copy.  File inputs are read here to check they decode, are not empty and have equal
+    line counts.
+    """
+    if mode not in ("auto", "files", "strings"):
+        raise ValueError(f"mode must be 'auto', 'files' or 'strings', got {mode!r}")
+    if isinstance(candidates, (str, os.PathLike)):
+        candidates = os.fspath(candidates)
+    else:
+        raise TypeError(f"candidates must be one string or file path, got {type(candidates).__name__}")
+    if isinstance(references, (str, os.PathLike)) or not references:
+        raise ValueError("references must be a non-empty list of strings or file paths")
+    references = [os.fspath(r) if isinstance(r, os.PathLike) else r for r in references]
+    values = [candidates, *references]
+    if mode == "auto":
+        if any(v == STDIN or os.path.exists(v) for v in values):
+            mode = "files"
+        else:
+            for v in values:
+                if _looks_like_path(v):
+                    raise FileNotFoundError(f"{v!r} looks like a file name but does not exist; "
+                                            "pass --strings to score it as text")
+            mode = "strings"
+    if mode == "strings":
+        return Inputs(False, 1, candidates, references)
+    if values.count(STDIN) > 1:
+        raise ValueError("standard input ('-') can be given only once among -c and -r")
+    names = ["candidates"] + [f"references[{i}]" for i in range(len(references))]
+    spool = None
+    if any(_is_stream(v) for v in values):
+        spool = tempfile.TemporaryDirectory(prefix="wrdscore-stdin-")
+        values = [_spool(v, name, spool.name) if _is_stream(v) else v for v, name in zip(values, names)]
+    shown = [candidates, *references]
+    n = count_lines(values[0], "candidates")
+    if n == 0:
+        raise ValueError(f"candidates file {_shown(shown[0])} is empty")
+    for i in range(1, len(values)):
+        m = count_lines(values[i], names[i])
+        if m == 0:
+            raise ValueError(f"references file {_shown(shown[i])} is empty")
+        if m != n:
+            raise ValueError(f"references file {_shown(shown[i])} has {m} lines but candidates file "
+                             f"{_shown(shown[0])} has {n}; they must have one line per candidate")
+    return Inputs(True, n, values[0], values[1:], spool)
+
+
+def iter_file_pairs(candidates: str, references: Sequence[str]) -> Iterator[Pair]:
+    """Lazily pair line i of ``candidates`` with line i of every file in ``references``."""
+    streams = [iter_lines(candidates, "candidates")]
+    streams += [iter_lines(ref, f"references[{i}]") for i, ref in enumerate(references)]
+    try:
+        for row in zip(*streams, strict=True):
+            yield row[0], list(row[1:])
+    except ValueError as exc:
+        if "zip()" in str(exc):  # a file changed between the checking pass and this one
+            raise ValueError(f"candidates and references files changed length while being read: {exc}") from None
+        raise
+
+
+
+def read_idf_file(path: str) -> Dict[str, float]:
+    """A ``{token: weight}`` table from JSON (an object) or TSV (``token<TAB>weight`` lines)."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"idf file {path!r} does not exist or is not a file")
+    if path.endswith(".json"):
+        data = read_json(path, "idf")
+        if not isinstance(data, dict):
+            raise ValueError(f"idf file {path!r} must hold a JSON object of token -> weight")
+        return data
+    table: Dict[str, float] = {}
+    for number, line in enumerate(iter_lines(path, "idf"), 1):
+        if not line.strip():
+            continue
+        token, sep, value = line.rpartition("\t")
+        try:
+            table[token] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise ValueError(f"idf file {path!r}, line {number}: expected 'token<TAB>weight', got {line!r}")
+    return table
