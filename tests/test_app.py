@@ -1,6 +1,5 @@
 """The Space (app.py) without a browser: its functions against the library, uploads, errors, launch settings."""
 import doctest
-import importlib.util
 import json
 import math
 import os
@@ -19,12 +18,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def app():
-    spec = importlib.util.spec_from_file_location("wrdscore_space_app", REPO / "app.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+def app(space_app):
+    return space_app
 
 
 DEFAULT = "MiniLM + code, static (default)"

@@ -188,3 +188,41 @@ def test_cli_flags_and_validate_specs_read_option_text_alike():
             from_cli = getattr(parser.parse_args(argv), info.name)
             from_spec = parse_metric(f"wrdscore:{info.name}={text}").kwargs[info.name]
             assert from_cli == from_spec == info.parse(text) and type(from_cli) is type(from_spec), (info.name, text)
+
+
+def _tests(folder):
+    return sorted(p.name for p in (REPO / "tests" / folder).glob("test_*.py"))
+
+
+@pytest.mark.parametrize("folder", ["metrics", "backends"])
+def test_tests_of_a_subpackage_mirror_its_modules(folder):
+    """tests/<folder>/test_X.py tests wrd_score/<folder>/X.py; every metric module has its test file."""
+    ghosts = [name for name in _tests(folder) if not (PACKAGE / folder / name[len("test_"):]).is_file()]
+    assert not ghosts, f"tests/{folder}/ has test files for modules that do not exist: {ghosts}"
+    if folder == "metrics":
+        # metrics/wrdscore.py only hands WRDScorer (tests/test_metric.py) to the interface: its doctest is its test.
+        untested = [p.name for p in sorted((PACKAGE / folder).glob("*.py"))
+                    if p.name not in ("__init__.py", "wrdscore.py") and f"test_{p.name}" not in _tests(folder)]
+        assert not untested, f"metric modules without tests/metrics/test_<module>.py: {untested}"
+
+
+def test_top_level_tests_mirror_a_module_or_are_named_on_the_page():
+    named = set(re.findall(r"`tests/(test_\w+\.py)`", PAGE))
+    ghosts = sorted(name for name in named if not (REPO / "tests" / name).is_file())
+    assert not ghosts, f"docs/architecture.md names test files that do not exist: {ghosts}"
+    stray = [name for name in _tests(".") if name not in named and not (
+        (PACKAGE / name[len("test_"):]).is_file() or (PACKAGE / name[len("test_"):-len(".py")]).is_dir())]
+    assert not stray, f"tests/ files that mirror no module and are not on docs/architecture.md: {stray}"
+
+
+def test_tools_hold_the_documentation_generators():
+    named = set(re.findall(r"`tools/([\w.]+)`", PAGE))
+    present = {p.name for p in (REPO / "tools").iterdir() if p.is_file()}
+    assert named == present, f"tools/ and docs/architecture.md disagree: {sorted(named ^ present)}"
+    elsewhere = [f"{folder}/{name}" for folder in ("benchmarks", "docs") for name in sorted(named)
+                 if (REPO / folder / name).exists()]
+    assert not elsewhere, f"documentation generators outside tools/: {elsewhere}"
+    # A benchmark measures; one that wrote into docs/ would be a tool.
+    writers = [p.name for p in sorted((REPO / "benchmarks").iterdir())
+               if p.suffix == ".sh" or re.search(r"""["']docs/images|ROOT / "docs""", p.read_text(encoding="utf-8"))]
+    assert not writers, f"benchmarks/ scripts that write documentation (move them to tools/): {writers}"

@@ -78,14 +78,13 @@ def test_explain_and_score_from_threads():
     assert all(abs(a - b) <= 1e-9 for a, b in serial)
 
 
-def test_contextual_scorer_many_threads_equals_serial(tmp_path, make_tiny_bert):
+def test_contextual_scorer_many_threads_equals_serial(tiny_bert):
     import torch
 
-    make_tiny_bert(tmp_path)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        scorer = WRDScorer(backend="contextual", model=str(tmp_path))
+        scorer = WRDScorer(backend="contextual", model=tiny_bert)
         preds, refs = _corpus(240, seed=4)
         jobs = _chunks(preds, refs, 20) * 2
         serial = [scorer.score(p, r) for p, r in jobs]
@@ -95,7 +94,7 @@ def test_contextual_scorer_many_threads_equals_serial(tmp_path, make_tiny_bert):
         assert threaded == serial
         # Other scorers on the same model folder, built from threads, share the one loaded model.
         with ThreadPoolExecutor(max_workers=4) as pool:
-            built = list(pool.map(lambda _: WRDScorer(backend="contextual", model=str(tmp_path), layer=1), range(8)))
+            built = list(pool.map(lambda _: WRDScorer(backend="contextual", model=tiny_bert, layer=1), range(8)))
         assert len({id(s.backend.loaded) for s in built} | {id(scorer.backend.loaded)}) == 1
     finally:
         torch.set_num_threads(threads)

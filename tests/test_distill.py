@@ -2,6 +2,7 @@
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,9 +17,9 @@ from wrd_score.distill import build_vocabulary, count_tokens, distill, encode_to
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory, make_tiny_bert):
+def tiny(tmp_path_factory, tiny_bert):
     root = tmp_path_factory.mktemp("distill")
-    model = make_tiny_bert(root / "bert", num_hidden_layers=2)
+    model = Path(tiny_bert)
     corpus = root / "corpus.txt"
     corpus.write_text("get count\nget size\nset color\nget count value\nreceive message\n" * 3)
     out = root / "tiny.npz"

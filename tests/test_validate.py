@@ -5,19 +5,16 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from wrd_score.backends.static import StaticEmbedding
 from wrd_score.cli import main
-from wrd_score.validate import (correlation_stats, paired_bootstrap, parse_metric, read_judgments, validate)
+from wrd_score.validate import (all_metrics, correlation_stats, paired_bootstrap, parse_metric, read_judgments,
+                                validate)
 
 WORDS = ["get", "count", "size", "set", "value", "put", "number", "length", "remove", "delete", "add", "insert"]
 
 
 @pytest.fixture
-def emb(tmp_path):
-    rng = np.random.default_rng(11)
-    path = tmp_path / "tiny.npz"
-    StaticEmbedding(WORDS, rng.normal(size=(len(WORDS), 6)) + 0.5, name="tiny").save(str(path), dtype="float64")
-    return str(path)
+def emb(random_embedding):
+    return random_embedding(WORDS, dim=6, seed=11, shift=0.5)
 
 
 @pytest.fixture
@@ -204,3 +201,45 @@ def test_validate_refuses_a_range_that_misses_the_data_and_too_few_resamples(tmp
     assert main(["validate", str(path), "-m", "column:score", "--no-files", "--quiet", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_parse_metric_knows_the_registry():
+    assert parse_metric("bleu:split_identifiers=true").kwargs == {"split_identifiers": True}
+    assert parse_metric("s+wms:unit_vectors=true,embedding=glove-6b-50d").label == \
+        "s+wms[embedding=glove-6b-50d,unit_vectors=True]"
+    assert parse_metric("meteor").label == "meteor"
+    for bad, pattern in [("bleu:nodes=words", "unknown option"), ("sms:nodes=words", "unknown option"),
+                         ("bleurt", "unknown")]:
+        with pytest.raises(ValueError, match=pattern):
+            parse_metric(bad)
+
+
+@pytest.fixture
+def sentence_judgments(literature_pairs, tmp_path):
+    hyps, refs = literature_pairs
+    rows = [(f"r{i}", h, r, str(s)) for i, (h, r, s) in enumerate(zip(hyps * 3, refs[1:] + refs[:1] + refs + refs,
+                                                                       range(12)))]
+    path = tmp_path / "sent.tsv"
+    path.write_text("\n".join("\t".join(r) for r in [("id", "prediction", "reference", "human")] + rows) + "\n",
+                    encoding="utf8")
+    return str(path)
+
+
+def test_validate_backend_options_reach_only_backend_metrics(sentence_judgments):
+    result, = validate(sentence_judgments, ["wms", "bleu", "rouge1"], options={"tokenizer": "words"}, n_boot=0,
+                       progress=False)
+    assert [r["metric"] for r in result.rows] == ["wms", "bleu", "rouge1"]
+    assert result.scores["wms"].between(0, 1).all() and result.scores["bleu"].between(0, 1).all()
+
+
+def test_validate_all_metrics_prints_every_metric(sentence_judgments, capsys):
+    pytest.importorskip("sentence_transformers")
+    code = main(["validate", sentence_judgments, "--all-metrics", "-m", "bleu:split_identifiers=true",
+                 "--bootstrap", "0", "--no-files", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    from wrd_score.metrics import column_name
+
+    for name in all_metrics():
+        assert f"| `{column_name(name, 'static')}` | 12 |" in out, name
+    assert "| `bleu[split_identifiers=True]` | 12 |" in out

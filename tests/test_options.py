@@ -1,15 +1,12 @@
-"""`preset=` (named bundles of defaults) and `weights="corpus-idf"` (the embedding file's fixed IDF)."""
+"""`preset=` (named bundles of defaults, options.py) and benchmarks/choose_presets.py, which chooses them."""
 import json
-import math
 
 import numpy as np
 import pytest
 
 import wrd_score.options
-from wrd_score import WRDScorer, cli, score
-from wrd_score.backends.static import StaticEmbedding, _write_npz
+from wrd_score import WRDScorer, score
 from wrd_score.options import DEFAULT_PRESET, OTHER_EMBEDDING_WEIGHTS, PRESETS, Options, option_info
-from wrd_score.stream import iter_scores, score_chunked
 
 #: A bundle unlike any shipped one, so a test sees the preset act whatever the shipped values are.
 ODD = {"embedding": "default", "variant": "paper", "weights": "uniform"}
@@ -60,8 +57,8 @@ def test_the_preset_changes_scores_and_the_signature_records_the_resolved_values
     assert sentences.score(*pairs) == explicit.score(*pairs)
 
 
-def test_the_contextual_bundle_reaches_the_encoder_and_its_signature(tmp_path, make_tiny_bert):
-    model = str(make_tiny_bert(tmp_path / "bert"))
+def test_the_contextual_bundle_reaches_the_encoder_and_its_signature(tiny_bert):
+    model = tiny_bert
     bundle = PRESETS["sentences"]["contextual"]
     by_preset = WRDScorer(backend="contextual", model=model, preset="sentences", device="cpu")
     by_hand = WRDScorer(backend="contextual", model=model, device="cpu", **bundle)
@@ -108,26 +105,17 @@ def test_every_surface_documents_the_preset():
 
 
 # --------------------------------------------------------------------------- surfaces
-def run_cli(capsys, *argv):
-    try:
-        code = cli.main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_cli_preset_flag(odd_sentences, capsys):
-    code, out, _ = run_cli(capsys, "score", "--strings", "-c", "get count", "-r", "size", "--preset", "sentences",
+def test_cli_preset_flag(odd_sentences, run_cli):
+    code, out, _ = run_cli("score", "--strings", "-c", "get count", "-r", "size", "--preset", "sentences",
                            "--json")
     got = json.loads(out)
     expected = WRDScorer(preset="sentences").score(["get count"], ["size"])
     assert code == 0 and got["f1"] == expected["f1"] and got["signature"] == expected["signature"]
     # An explicit flag wins over the preset.
-    _, out, _ = run_cli(capsys, "score", "--strings", "-c", "get count", "-r", "size", "--preset", "sentences",
+    _, out, _ = run_cli("score", "--strings", "-c", "get count", "-r", "size", "--preset", "sentences",
                         "--variant", "wrd", "--json")
     assert "variant:wrd" in json.loads(out)["signature"]
-    code, _, err = run_cli(capsys, "score", "--strings", "-c", "a", "-r", "b", "--preset", "code")
+    code, _, err = run_cli("score", "--strings", "-c", "a", "-r", "b", "--preset", "code")
     assert code == 2 and "invalid choice: 'code'" in err
 
 
@@ -141,84 +129,6 @@ def test_evaluate_module_preset(odd_sentences, repo):
 
 
 # --------------------------------------------------------------------------- weights="corpus-idf"
-WORDS = ["get", "count", "size", "set", "color", "name", "list"]
-DF = {"get": 900, "count": 40, "size": 60, "set": 700, "name": 100}
-N_DOCS = 1000
-
-
-def _emb_file(path, df=DF, n=N_DOCS, **extra):
-    vectors = np.random.default_rng(0).normal(size=(len(WORDS), 16))
-    arrays = {"words": np.array(WORDS), "vectors": vectors}
-    if df is not None:
-        arrays.update(df_tokens=np.array(list(df)), df_counts=np.array(list(df.values()), dtype=np.int64),
-                      df_documents=np.array(n, dtype=np.int64))
-    arrays.update(extra)
-    _write_npz(str(path), arrays)
-    return str(path)
-
-
-@pytest.fixture
-def with_table(tmp_path):
-    return _emb_file(tmp_path / "with_table.npz")
-
-
-def test_corpus_idf_gives_a_pair_the_same_score_whatever_else_is_in_the_call(with_table):
-    scorer = WRDScorer(embedding=with_table, weights="norm*corpus-idf")
-    pair, crowd = (["get count"], ["get size"]), (["set color", "get count", "list"], ["get name", "get size", "get"])
-    assert scorer.score(*pair)["f1"][0] == scorer.score(*crowd)["f1"][1]
-    # Unlike weights="norm*idf", fit on the references of each call.
-    fitted = WRDScorer(embedding=with_table, weights="norm*idf")
-    assert fitted.score(*pair)["f1"][0] != fitted.score(*crowd)["f1"][1]
-
-
-def test_corpus_idf_masses_are_the_smoothed_idf_of_the_shipped_counts(with_table):
-    detail = WRDScorer(embedding=with_table, weights="corpus-idf").explain("get count", "list")
-    idf = [math.log((1 + N_DOCS) / (1 + DF[t])) + 1 for t in ("get", "count")]
-    np.testing.assert_allclose(detail.mass_p, np.array(idf) / sum(idf), rtol=1e-12)
-    # "list" is not in the table: the largest weight, as an unseen word in a fitted table.
-    assert detail.tokens_r == ["list"] and detail.mass_r.tolist() == [1.0]
-    norm = WRDScorer(embedding=with_table, weights="norm*corpus-idf").explain("get count", "list")
-    norms = np.linalg.norm(StaticEmbedding.load(with_table).vectors[[0, 1]], axis=1) * idf
-    np.testing.assert_allclose(norm.mass_p, norms / norms.sum(), rtol=1e-6)
-
-
-def test_corpus_idf_signature_is_pinned_by_the_file(with_table, tmp_path):
-    sig = WRDScorer(embedding=with_table, weights="corpus-idf").signature()
-    assert "weights:corpus-idf|idf:emb" in sig and "emb:with_table@sha256:" in sig
-    other = _emb_file(tmp_path / "with_table2.npz", df={**DF, "get": 10})
-    assert WRDScorer(embedding=other, weights="corpus-idf").signature().split("emb:")[1] != sig.split("emb:")[1]
-    assert "idf:refs" in WRDScorer(embedding=with_table, weights="idf").signature()
-
-
-def test_corpus_idf_refusals(with_table, tmp_path):
-    plain = _emb_file(tmp_path / "plain.npz", df=None)
-    with pytest.raises(ValueError, match=r"^weights='corpus-idf' reads the document-frequency table .* 'plain' has "
-                                         r"none \(arrays df_tokens"):
-        WRDScorer(embedding=plain, weights="corpus-idf")
-    with pytest.raises(ValueError, match="backend='contextual' has none"):
-        Options(backend="contextual", weights="norm*corpus-idf").validate()
-    with pytest.raises(ValueError, match="idf= was given but weights='corpus-idf' does not use it \(it reads the embedding file's"):
-        WRDScorer(embedding=with_table, weights="corpus-idf").score(["a"], ["b"], idf={"a": 1.0})
-
-
-def test_chunked_streamed_and_distributed_scoring_fit_nothing(with_table):
-    scorer = WRDScorer(embedding=with_table, weights="corpus-idf")
-    preds, refs = ["get count", "set color", "size"], ["size", "get name", ["list", "get size"]]
-    one = scorer.score(preds, refs)
-    assert score_chunked(scorer, preds, refs, chunk_size=1) == one
-    assert [s.f1 for s in iter_scores(scorer, zip(preds, refs), chunk_size=1)] == one["f1"]  # no idf= needed
-    tm = pytest.importorskip("wrd_score.torchmetrics")
-    metric = tm.WRDScore(embedding=with_table, weights="corpus-idf")  # no table asked for
-    metric.update(preds[:1], refs[:1])
-    metric.update(preds[1:], refs[1:])
-    assert metric.compute()["f1"] == one["f1"]
-
-
-def test_cli_corpus_idf(with_table, capsys):
-    code, out, _ = run_cli(capsys, "score", "--strings", "-c", "get count", "-r", "size", "--embedding", with_table,
-                           "--weights", "corpus-idf", "--json")
-    assert code == 0 and json.loads(out) == WRDScorer(embedding=with_table, weights="corpus-idf").score(
-        ["get count"], ["size"])
 
 
 # --------------------------------------------------------------------------- benchmarks/choose_presets.py
@@ -277,29 +187,30 @@ def test_choose_presets_refuses_what_ties_rouge_on_the_other_data(chooser):
     assert chooser.choose([a, b], _sets(chooser), "identifiers", rouge=rouge)[0] is b
 
 
-def test_choose_presets_scores_the_fixed_table_only_where_the_file_has_one(chooser, with_table, tmp_path):
+def test_choose_presets_scores_the_fixed_table_only_where_the_file_has_one(chooser, with_table, df_embedding,
+                                                                          tmp_path):
     sets = {"STS-B dev": (["get count", "set color", "size", "get name"], ["size", "color", "get size", "name"],
                           np.array([0.2, 0.5, 0.7, 0.9]))}
     rows = {(r["variant"], r["weights"]): r for r in chooser.grid(with_table, sets)}
     assert rows["wrd", "corpus-idf"]["STS-B dev"] is not None and not rows["wrd", "idf"]["fixed"]
-    plain = _emb_file(tmp_path / "plain.npz", df=None)
+    plain = df_embedding.write(tmp_path / "plain.npz", df=None)
     rows = {(r["variant"], r["weights"]): r for r in chooser.grid(plain, sets)}
     assert rows["wrd", "corpus-idf"]["STS-B dev"] is None and rows["wrd", "norm"]["STS-B dev"] is not None
 
 
-def test_sharded_corpus_idf_merges_into_one_run(with_table, tmp_path, capsys):
+def test_sharded_corpus_idf_merges_into_one_run(with_table, tmp_path, run_cli):
     cands, refs = tmp_path / "c.txt", tmp_path / "r.txt"
     cands.write_text("get count\nset color\nsize\nlist\n", encoding="utf-8")
     refs.write_text("get size\ncolor\nget size\nget name\n", encoding="utf-8")
     flags = ["-c", str(cands), "-r", str(refs), "--embedding", with_table, "--weights", "norm*corpus-idf"]
-    code, one_run, err = run_cli(capsys, "score", *flags, "--json")
+    code, one_run, err = run_cli("score", *flags, "--json")
     assert code == 0, err
     paths = []
     for k in (1, 2, 3):
         paths.append(str(tmp_path / f"shard{k}.json"))
-        code, _, err = run_cli(capsys, "score", *flags, "--shard", f"{k}/3", "-o", paths[-1])
+        code, _, err = run_cli("score", *flags, "--shard", f"{k}/3", "-o", paths[-1])
         assert code == 0, err
-    code, merged, err = run_cli(capsys, "merge", *paths)
+    code, merged, err = run_cli("merge", *paths)
     assert code == 0, err
     assert merged == one_run and "idf:emb" in one_run
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The validation tables of docs/validation.md, each from one `wrdscore validate` command.
-#   bash benchmarks/validation_tables.sh [OUT_DIR]      (default OUT_DIR: /tmp/wrdscore-validate)
+#   bash tools/validation_tables.sh [OUT_DIR]      (default OUT_DIR: /tmp/wrdscore-validate)
 # Needs ../shared/data beside the repository. On 2 shared CPU cores the MiniLM rows dominate: about
 # 15-25 minutes in all. Tables go to OUT_DIR/*.md, per-pair CSVs and scatter PNGs beside them.
 set -euo pipefail

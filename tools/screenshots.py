@@ -1,4 +1,4 @@
-"""Headless Chromium screenshots of the app, for docs/space.md: ``python benchmarks/screenshots.py``.
+"""Headless Chromium screenshots of the app, for docs/space.md: ``python tools/screenshots.py``.
 
 Starts ``app.py`` on 127.0.0.1:7931 (it warms up before it answers), waits for the page-load scoring, and writes
 docs/images/app_pair.png (the Score a pair tab), docs/images/app_file.png (the Score a file tab after scoring five of

@@ -6,7 +6,6 @@ sentences; the model is loaded once per process (the backend's model cache).
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 
@@ -365,10 +364,9 @@ def test_inputs_the_tokenizer_empties_score_finite_documented_values():
     assert all(math.isfinite(v) for v in wp["f1"]) and wp["f1"][0] == 1.0
 
 
-def test_evaluate_module_selects_the_contextual_backend():
+def test_evaluate_module_selects_the_contextual_backend(repo):
     evaluate = pytest.importorskip("evaluate")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    metric = evaluate.load(os.path.join(root, "wrdscore.py"))
+    metric = evaluate.load(str(repo / "wrdscore.py"))
     out = metric.compute(predictions=["A man plays a guitar."], references=["A man is playing the guitar."],
                          backend="contextual", layer=4)
     assert "backend:contextual" in out["signature"] and "layer:4" in out["signature"]

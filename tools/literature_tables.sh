@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The literature-metrics tables of docs/validation.md (issue 16): every registered metric, each with its
 # defaults, on STS-B test and IdBench, from `wrdscore validate --all-metrics`.
-#   bash benchmarks/literature_tables.sh [OUT_DIR]      (default OUT_DIR: /tmp/wrdscore-literature)
+#   bash tools/literature_tables.sh [OUT_DIR]      (default OUT_DIR: /tmp/wrdscore-literature)
 # Backend metrics (WRDScore, BERTScore, MoverScore, WMS, SMS, S+WMS) run on the static default embedding;
 # sbert runs all-MiniLM-L6-v2. Needs ../shared/data beside the repository and the `siblings`, `meteor` and
 # `sbert` extras. WRDZ selects the command (default `wrdscore`; a checkout that is not installed:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The 0.2.0 static rows of docs/validation-summary.md: both presets of the shipped default, the 0.1.x default
 # (wrd-minilm-distilled, wrd, norm) and ROUGE-1, on IdBench (similarity, relatedness) and STS-B test.
-#   bash benchmarks/validation_static.sh [OUT_DIR]      (default OUT_DIR: /tmp/wrdscore-validate-static)
+#   bash tools/validation_static.sh [OUT_DIR]      (default OUT_DIR: /tmp/wrdscore-validate-static)
 # About 30 s on 2 CPU cores. The contextual, BERTScore and MoverScore rows come from validation_tables.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,4 +1,4 @@
-"""Regenerate the README's generated blocks: ``python docs/sync_readme.py`` (``--check``: only report).
+"""Regenerate the README's generated blocks: ``python tools/sync_readme.py`` (``--check``: only report).
 
 * the options table, from the option metadata (:func:`wrd_score.options.markdown_table`);
 * the validation summary, from ``docs/validation-summary.md`` (the one copy the app shows too).
@@ -30,7 +30,7 @@ def main() -> int:
     text = path.read_text(encoding="utf-8")
     new = synced(text)
     if "--check" in sys.argv[1:]:
-        print("README.md is up to date" if new == text else "README.md is stale: run python docs/sync_readme.py")
+        print("README.md is up to date" if new == text else "README.md is stale: run python tools/sync_readme.py")
         return int(new != text)
     path.write_text(new, encoding="utf-8")
     return 0

@@ -1,0 +1,30 @@
+"""Chunked scoring (stream.py): iter_scores and iter_chunks equal one call, and refuse bad input by name."""
+import pytest
+
+from wrd_score import WRDScorer
+from wrd_score.stream import PairScore, iter_chunks, iter_scores
+
+
+def test_iter_scores_matches_one_call_for_any_chunk_size():
+    pairs = [("getCount", "get_count"), ("size", ["getSize", "length"]), ("", ""), ("run", "execute")] * 5
+    scorer = WRDScorer()
+    whole = scorer.score([p for p, _ in pairs], [r for _, r in pairs])
+    expected = list(zip(whole["precision"], whole["recall"], whole["f1"], whole["best_reference"]))
+    for chunk_size in (1, 3, 1000):
+        got = list(iter_scores(scorer, iter(pairs), chunk_size=chunk_size))
+        assert all(isinstance(g, PairScore) for g in got)
+        assert [tuple(g) for g in got] == expected
+    assert [len(c["f1"]) for c in iter_chunks(scorer, pairs, chunk_size=8)] == [8, 8, 4]
+
+
+def test_iter_scores_bad_input():
+    scorer = WRDScorer()
+    for bad in (0, -5, 2.5, True):
+        with pytest.raises(ValueError, match="chunk_size"):
+            list(iter_scores(scorer, [("a", "b")], chunk_size=bad))
+    with pytest.raises(TypeError, match=r"pairs\[1\]"):
+        list(iter_scores(scorer, [("a", "b"), "ab"]))
+    with pytest.raises(ValueError, match="idf"):
+        list(iter_scores(WRDScorer(weights="idf"), [("a", "b")]))
+    got = list(iter_scores(WRDScorer(weights="idf"), [("get", "get")], idf={"get": 1.0}))
+    assert got[0].f1 == 1.0

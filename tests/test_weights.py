@@ -1,0 +1,83 @@
+"""Token masses: IDF fitted on the references, a user table, and the embedding file's fixed table (corpus-idf)."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+from wrd_score import WRDScorer, score
+from wrd_score.backends.static import StaticEmbedding
+from wrd_score.options import Options
+from wrd_score.stream import iter_scores, score_chunked
+
+
+def test_idf_options():
+    one_doc = score(["get count"], ["get size"], weights="idf")
+    assert all(math.isfinite(v) for v in one_doc["f1"])
+    user = score(["get count"], ["get size"], weights="idf", idf={"get": 0.0, "count": 1.0, "size": 1.0})
+    fitted = score(["get count"], ["get size"], weights="idf")
+    assert user["f1"] != fitted["f1"]
+    assert "idf:user" in user["signature"] and "idf:refs" in fitted["signature"]
+    with pytest.raises(ValueError, match="idf"):
+        score(["a"], ["b"], idf={"a": 1.0})  # idf given, weights='norm' would ignore it
+    with pytest.raises(ValueError, match=r"idf\['a'\]"):
+        score(["a"], ["b"], weights="idf", idf={"a": float("nan")})
+
+
+def test_corpus_idf_gives_a_pair_the_same_score_whatever_else_is_in_the_call(with_table):
+    scorer = WRDScorer(embedding=with_table, weights="norm*corpus-idf")
+    pair, crowd = (["get count"], ["get size"]), (["set color", "get count", "list"], ["get name", "get size", "get"])
+    assert scorer.score(*pair)["f1"][0] == scorer.score(*crowd)["f1"][1]
+    # Unlike weights="norm*idf", fit on the references of each call.
+    fitted = WRDScorer(embedding=with_table, weights="norm*idf")
+    assert fitted.score(*pair)["f1"][0] != fitted.score(*crowd)["f1"][1]
+
+
+def test_corpus_idf_masses_are_the_smoothed_idf_of_the_shipped_counts(with_table, df_embedding):
+    detail = WRDScorer(embedding=with_table, weights="corpus-idf").explain("get count", "list")
+    idf = [math.log((1 + df_embedding.documents) / (1 + df_embedding.df[t])) + 1 for t in ("get", "count")]
+    np.testing.assert_allclose(detail.mass_p, np.array(idf) / sum(idf), rtol=1e-12)
+    # "list" is not in the table: the largest weight, as an unseen word in a fitted table.
+    assert detail.tokens_r == ["list"] and detail.mass_r.tolist() == [1.0]
+    norm = WRDScorer(embedding=with_table, weights="norm*corpus-idf").explain("get count", "list")
+    norms = np.linalg.norm(StaticEmbedding.load(with_table).vectors[[0, 1]], axis=1) * idf
+    np.testing.assert_allclose(norm.mass_p, norms / norms.sum(), rtol=1e-6)
+
+
+def test_corpus_idf_signature_is_pinned_by_the_file(with_table, df_embedding, tmp_path):
+    sig = WRDScorer(embedding=with_table, weights="corpus-idf").signature()
+    assert "weights:corpus-idf|idf:emb" in sig and "emb:with_table@sha256:" in sig
+    other = df_embedding.write(tmp_path / "with_table2.npz", df={**df_embedding.df, "get": 10})
+    assert WRDScorer(embedding=other, weights="corpus-idf").signature().split("emb:")[1] != sig.split("emb:")[1]
+    assert "idf:refs" in WRDScorer(embedding=with_table, weights="idf").signature()
+
+
+def test_corpus_idf_refusals(with_table, df_embedding, tmp_path):
+    plain = df_embedding.write(tmp_path / "plain.npz", df=None)
+    with pytest.raises(ValueError, match=r"^weights='corpus-idf' reads the document-frequency table .* 'plain' has "
+                                         r"none \(arrays df_tokens"):
+        WRDScorer(embedding=plain, weights="corpus-idf")
+    with pytest.raises(ValueError, match="backend='contextual' has none"):
+        Options(backend="contextual", weights="norm*corpus-idf").validate()
+    with pytest.raises(ValueError, match="idf= was given but weights='corpus-idf' does not use it \(it reads the embedding file's"):
+        WRDScorer(embedding=with_table, weights="corpus-idf").score(["a"], ["b"], idf={"a": 1.0})
+
+
+def test_chunked_streamed_and_distributed_scoring_fit_nothing(with_table):
+    scorer = WRDScorer(embedding=with_table, weights="corpus-idf")
+    preds, refs = ["get count", "set color", "size"], ["size", "get name", ["list", "get size"]]
+    one = scorer.score(preds, refs)
+    assert score_chunked(scorer, preds, refs, chunk_size=1) == one
+    assert [s.f1 for s in iter_scores(scorer, zip(preds, refs), chunk_size=1)] == one["f1"]  # no idf= needed
+    tm = pytest.importorskip("wrd_score.torchmetrics")
+    metric = tm.WRDScore(embedding=with_table, weights="corpus-idf")  # no table asked for
+    metric.update(preds[:1], refs[:1])
+    metric.update(preds[1:], refs[1:])
+    assert metric.compute()["f1"] == one["f1"]
+
+
+def test_cli_corpus_idf(with_table, run_cli):
+    code, out, _ = run_cli("score", "--strings", "-c", "get count", "-r", "size", "--embedding", with_table,
+                           "--weights", "corpus-idf", "--json")
+    assert code == 0 and json.loads(out) == WRDScorer(embedding=with_table, weights="corpus-idf").score(
+        ["get count"], ["size"])
