@@ -207,7 +207,7 @@ def compile_child() -> None:
 
 def load_child() -> None:
     """Time StaticEmbedding.load("default") in a fresh process, after the imports it needs."""
-    from wrd_score.backends.static import StaticEmbedding
+    from wrd_score.embeddings import StaticEmbedding
 
     start = time.perf_counter()
     StaticEmbedding.load("default")

@@ -7,7 +7,7 @@ import pytest
 
 import wrd_score.options
 from wrd_score import WRDScorer, cli, score
-from wrd_score.backends.static import StaticEmbedding, _write_npz
+from wrd_score.embeddings import StaticEmbedding, _write_npz
 from wrd_score.options import DEFAULT_PRESET, OTHER_EMBEDDING_WEIGHTS, PRESETS, Options, option_info
 from wrd_score.stream import iter_scores, score_chunked
 

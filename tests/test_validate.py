@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from wrd_score.backends.static import StaticEmbedding
+from wrd_score.embeddings import StaticEmbedding
 from wrd_score.cli import main
 from wrd_score.validate import (correlation_stats, paired_bootstrap, parse_metric, read_judgments, validate)
 

@@ -1,4 +1,8 @@
-"""Static (context-free) token embeddings: the shipped default, GloVe, word2vec, fastText, SVD.
+"""The embedding store: static (context-free) token vectors, their file formats and safety checks.
+
+The shipped default, GloVe, word2vec, fastText, SVD: :class:`StaticEmbedding` reads and writes them,
+:func:`load_embedding` caches them per process, and the static backend
+(:class:`wrd_score.backends.static.StaticBackend`) turns their rows into the pipeline's vectors.
 
 The shipped and recommended format is a NumPy ``.npz`` read with ``allow_pickle=False``, so loading
 an embedding file can never execute code.  gensim's own ``.model``/``.kv`` files are pickles and
@@ -9,32 +13,29 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import threading
 import warnings
 from collections import OrderedDict
-from itertools import chain, repeat
 from importlib import resources
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..files import atomic_write, open_input, output_kind
-from ..signature import pinned
-from ..tokenize import get_tokenizer, tokenize_many
-from .base import Encoded, FlatSpans
+from .files import atomic_write, open_input, output_kind
 
 __all__ = [
     "StaticEmbedding",
-    "StaticBackend",
     "DEFAULT_EMBEDDING",
     "NAMED_EMBEDDINGS",
-    "OOV_POLICIES",
     "EMBEDDING_FORMATS",
     "load_embedding",
     "check_storable",
-    "NoVectorWarning",
+    "check_df_arrays",
+    "file_sha256",
+    "shipped_path",
+    "safe_norms",
+    "unit_rows",
 ]
 
 DEFAULT_EMBEDDING = "default"
@@ -43,7 +44,6 @@ DEFAULT_EMBEDDING = "default"
 #: stay loadable by name, so their signatures (``emb:wrd-minilm-distilled@sha256:d053453cf822``,
 #: ``emb:wrd-java-default@sha256:1748089c6358``) stay reproducible.
 NAMED_EMBEDDINGS = ("default", "wrd-minilm-distilled", "wrd-java-default", "glove-6b-50d")
-OOV_POLICIES = ("auto", "exact", "drop")
 EMBEDDING_FORMATS = ("auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim")
 _DEFAULT_FILE = "wrd-minilm-code.npz"
 _SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-distilled": "wrd-minilm-distilled.npz",
@@ -75,7 +75,7 @@ def shipped_path(filename: str = _DEFAULT_FILE) -> str:
     except ModuleNotFoundError:
         # A checkout that was never pip-installed (a Hugging Face Space runs the repository as it
         # is) has no ``wrd_score._shipped`` mapping; the folder itself sits beside the package.
-        root = Path(__file__).resolve().parents[2] / "embeddings"
+        root = Path(__file__).resolve().parents[1] / "embeddings"
     return str(root.joinpath(filename))
 
 
@@ -801,86 +801,3 @@ def load_embedding(path: str = DEFAULT_EMBEDDING, *, format: str = "auto", allow
         while len(_EMBEDDING_CACHE) > 4:
             _EMBEDDING_CACHE.popitem(last=False)
     return embedding
-
-
-class NoVectorWarning(UserWarning):
-    """Some tokens of a call have no vector in the embedding (out of its vocabulary, and nothing to
-    compose one from): each matches only an identical token.  Issued once per encoding call."""
-
-
-def _warn_no_vector(tokens: Sequence[str], exact_only: np.ndarray, name: str, oov: str) -> None:
-    # Silent, a text of such tokens scores 0 against any other wording (CJK through a vocabulary
-    # without its characters did): the user must hear of it, once per call, not once per token.
-    missing = np.flatnonzero(exact_only)
-    examples = ", ".join(repr(tokens[i]) for i in missing[:5])
-    warnings.warn(NoVectorWarning(
-        f"{len(missing)} of {len(tokens)} distinct tokens have no vector in embedding {name!r} (e.g. {examples}; "
-        f"oov={oov!r}): each matches only an identical token; use an embedding that covers them"), stacklevel=4)
-
-
-class StaticBackend:
-    """Backend over a :class:`StaticEmbedding`.
-
-    Args:
-        embedding: a loaded embedding.
-        tokenizer: ``identifier`` or ``words``.
-        oov: what an out-of-vocabulary token becomes. ``auto``: its fastText n-gram vector when
-            the embedding has n-grams, the mean of its word pieces' vectors when it carries a
-            word-piece tokenizer (distilled embeddings), else ``exact``. ``exact``: no direction; it matches an
-            identical token with cosine 1 and anything else with 0, and its mass is the
-            vocabulary's mean norm. ``drop``: removed (opt-in; content is then ignored).
-    """
-
-    kind = "static"
-
-    def __init__(self, embedding: StaticEmbedding, tokenizer: str = "identifier", oov: str = "auto") -> None:
-        if oov not in OOV_POLICIES:
-            raise ValueError(f"oov must be one of {list(OOV_POLICIES)}, got {oov!r}")
-        self.embedding = embedding
-        self.tokenizer_name = tokenizer
-        self.tokenize = get_tokenizer(tokenizer)
-        self.oov = oov
-
-    def signature_fields(self) -> Dict[str, str]:
-        emb = self.embedding
-        checksum = emb.checksum or "unhashed"
-        # The name comes from the file (meta.name) and must not carry the signature's separators
-        # ('|', ':', '@'): otherwise a file could forge another embedding's checksum and borrow its
-        # rescaling baseline.  Ordinary names (letters, digits, '.', '_', '-') are unchanged.
-        name = re.sub(r"[^A-Za-z0-9._+-]", "_", str(emb.name))[:64] or "custom"
-        pin = f"{name}@{checksum}" if checksum.startswith("kumo") else pinned(name, checksum)
-        return {"backend": "static", "emb": pin, "tok": self.tokenizer_name, "oov": self.oov}
-
-    def tokenize_all(self, texts: Iterable[str]) -> List[List[str]]:
-        return tokenize_many(list(texts), self.tokenizer_name)
-
-    def encode(self, texts: Sequence[str]) -> Encoded:
-        emb = self.embedding
-        compose = self.oov == "auto" and (emb.has_ngrams or emb.has_pieces)
-        all_tokens = self.tokenize_all(texts)
-        if self.oov == "drop":
-            all_tokens = [[t for t in tokens if t in emb.index] for tokens in all_tokens]
-        # One row per distinct token, numbered in order of first appearance; built with C-level
-        # dict and map calls over the flat token list rather than a Python loop per token.
-        flat = list(chain.from_iterable(all_tokens))
-        tokens = list(dict.fromkeys(flat))
-        row_of = dict(zip(tokens, range(len(tokens))))
-        offsets = np.zeros(len(all_tokens) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, all_tokens), dtype=np.int64, count=len(all_tokens)), out=offsets[1:])
-        spans = FlatSpans(np.fromiter(map(row_of.__getitem__, flat), dtype=np.int64, count=len(flat)), offsets)
-        idx = np.fromiter(map(emb.index.get, tokens, repeat(-1)), dtype=np.int64, count=len(tokens))
-        known = idx >= 0
-        # Gathered and widened to float64 in one step; rows of unknown tokens are then set (zero,
-        # or their composed vector), the only ones a Python loop visits.
-        vectors = emb.vectors[np.where(known, idx, 0)].astype(np.float64) if len(tokens) else \
-            np.zeros((0, emb.dim), dtype=np.float64)
-        for row in np.flatnonzero(~known):
-            vectors[row] = emb.oov_vector(tokens[row]) if compose else 0.0
-        units, norms = unit_rows(vectors)
-        # A zero vector has no direction; treating it as unknown keeps the cosine defined.  (Only an
-        # exact zero: a threshold on the norm would make a uniformly tiny embedding all-unknown.)
-        exact_only = norms == 0
-        if exact_only.any():
-            norms = np.where(exact_only, emb.mean_norm, norms)
-            _warn_no_vector(tokens, exact_only, emb.name, self.oov)
-        return Encoded(units=units, norms=norms, exact_only=exact_only, tokens=tokens, spans=spans)

@@ -18,7 +18,8 @@ import numpy as np
 
 from . import __version__
 from .backends.contextual import ContextualBackend  # imports no torch: the model loads on first use
-from .backends.static import StaticBackend, load_embedding
+from .backends.static import StaticBackend
+from .embeddings import load_embedding
 from .options import BACKENDS, Options
 from .rescale import lookup_baseline, rescale
 from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs

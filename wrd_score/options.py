@@ -23,7 +23,8 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .backends.contextual import DTYPES, POOLINGS, parse_layers, validate_contextual_options
-from .backends.static import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, OOV_POLICIES
+from .backends.static import OOV_POLICIES
+from .embeddings import EMBEDDING_FORMATS, NAMED_EMBEDDINGS
 from .scoring import VARIANTS
 from .tokenize import TOKENIZERS
 from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS

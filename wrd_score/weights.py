@@ -108,7 +108,7 @@ _CORPUS_TABLES: "weakref.WeakKeyDictionary[Any, IDFTable]" = weakref.WeakKeyDict
 
 def corpus_idf(embedding: Any, scheme: str = "corpus-idf") -> IDFTable:
     """The smoothed IDF of the document frequencies an embedding file ships (``df_table``,
-    ``df_documents`` of a :class:`~wrd_score.backends.static.StaticEmbedding`); the same for every call.
+    ``df_documents`` of a :class:`~wrd_score.embeddings.StaticEmbedding`); the same for every call.
 
     >>> class Emb: name, df_table, df_documents = "e", {"get": 2, "size": 1}, 2
     >>> table = corpus_idf(Emb())
