@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
 
-from .metric import WRDScorer, _check_references
+from .metric import WRDScorer, check_references
 from .weights import IDFTable, user_idf, uses_idf
 
 __all__ = ["transformers_hook", "WRDScoreComputeMetrics", "score_dataset"]
@@ -211,7 +211,7 @@ def score_dataset(dataset: Any, predictions: str = "prediction", references: str
         scorer.idf_table([], table)  # raises if the weights do not use IDF
     elif uses_idf(scorer.options.weights):
         # Exactly the table one score() call over the whole column would fit.
-        table = scorer.idf_table(_check_references(dataset[references], len(dataset)), None)
+        table = scorer.idf_table(check_references(dataset[references], len(dataset)), None)
     return dataset.map(
         _score_batch,
         batched=True,

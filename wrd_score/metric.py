@@ -26,7 +26,7 @@ from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairD
 from .signature import Signature
 from .weights import IDFTable, corpus_idf, fit_idf, token_masses, user_idf, uses_corpus_idf, uses_idf
 
-__all__ = ["Options", "WRDScorer", "score", "BACKENDS", "reference_lists", "result_dict"]
+__all__ = ["Options", "WRDScorer", "score", "BACKENDS", "check_texts", "check_references", "reference_lists", "result_dict"]
 
 References = Union[Sequence[str], Sequence[Sequence[str]]]
 
@@ -61,7 +61,14 @@ def _without_surrogates(values: List[str]) -> List[str]:
         return [_SURROGATE.sub("\ufffd", value) for value in values]
 
 
-def _check_texts(name: str, values: Any) -> List[str]:
+def check_texts(name: str, values: Any) -> List[str]:
+    """The one check of a list of texts (``predictions``, a ``prediction`` wrapped in a list): a list
+    of strings, in order, each lone surrogate replaced by U+FFFD; a one-line ``TypeError`` naming
+    ``name`` (and the item at fault) otherwise.
+
+    >>> check_texts("predictions", ("getCount", "size"))
+    ['getCount', 'size']
+    """
     if isinstance(values, (str, *_UNORDERED)) or not isinstance(values, Sequence) and not hasattr(values, "__iter__"):
         raise TypeError(f"{name} must be a list of strings, got {type(values).__name__}")
     values = list(values)
@@ -105,7 +112,9 @@ def reference_lists(references: Any) -> List[List[str]]:
     return out
 
 
-def _check_references(references: Any, n: int) -> List[List[str]]:
+def check_references(references: Any, n: int) -> List[List[str]]:
+    """:func:`reference_lists` of ``references``, which must hold ``n`` items (one per prediction);
+    a one-line ``ValueError`` naming both lengths otherwise."""
     out = reference_lists(references)
     if len(out) != n:
         raise ValueError(f"predictions and references must have the same length, got {n} and {len(out)}")
@@ -220,8 +229,8 @@ class WRDScorer:
         (index of the winning reference: the one with the highest F1, the first on ties), their
         means ``mean_precision``/``mean_recall``/``mean_f1`` and the ``signature``.
         """
-        predictions = _check_texts("predictions", predictions)
-        refs = _check_references(references, len(predictions))
+        predictions = check_texts("predictions", predictions)
+        refs = check_references(references, len(predictions))
         idf_table = self.idf_table(refs, idf) or self.corpus_idf
         # Distinct texts in first-appearance order (predictions, then references) and the pairs as
         # text indices, built with C-level dict/map calls: at 100k method-name pairs the per-item
@@ -259,8 +268,8 @@ class WRDScorer:
         The scores on the returned :class:`PairDetail` are raw, whatever ``rescale_with_baseline``
         says: they describe the matrices beside them. :meth:`score` gives the rescaled numbers.
         """
-        predictions = _check_texts("prediction", [prediction])
-        refs = _check_references([reference], 1)
+        predictions = check_texts("prediction", [prediction])
+        refs = check_references([reference], 1)
         idf_table = self.idf_table(refs, idf) or self.corpus_idf
         texts = [predictions[0], refs[0][0]]
         enc = self.backend.encode(texts)

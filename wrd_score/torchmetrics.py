@@ -38,7 +38,7 @@ from dataclasses import fields
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .deps import require
-from .metric import WRDScorer, _check_texts, reference_lists, result_dict
+from .metric import WRDScorer, check_texts, reference_lists, result_dict
 from .options import Options
 from .weights import table_digest, uses_idf
 
@@ -117,7 +117,7 @@ class WRDScore(Metric):
 
     def update(self, preds: Sequence[str], target: Sequence[Any], indexes: Optional[Sequence[int]] = None) -> None:
         """Score this rank's ``preds`` against ``target`` and keep the per-example results."""
-        predictions = _check_texts("preds", preds)
+        predictions = check_texts("preds", preds)
         try:
             references = reference_lists(target)
         except (TypeError, ValueError) as exc:
