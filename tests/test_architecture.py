@@ -43,7 +43,7 @@ def test_every_module_is_on_the_architecture_page_and_every_listed_module_exists
     ("normalise_with_offsets", "wrd_score/tokenize.py"), ("score_chunked", "wrd_score/stream.py"),
     ("get_metric", "wrd_score/metrics/base.py"), ("require", "wrd_score/deps.py"),
     ("_forward_all", "wrd_score/backends/contextual.py"), ("load_embedding", "wrd_score/embeddings.py"),
-    ("unit_rows", "wrd_score/embeddings.py"),
+    ("unit_rows", "wrd_score/embeddings.py"), ("shared_idf", "wrd_score/weights.py"),
 ])
 def test_each_rule_is_defined_once_where_the_page_says(rule, module):
     assert f"`{rule}`" in PAGE
@@ -51,6 +51,24 @@ def test_each_rule_is_defined_once_where_the_page_says(rule, module):
         isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == rule
         for node in ast.walk(ast.parse((REPO / m).read_text(encoding="utf-8"))))]
     assert defined == [module]
+
+
+@pytest.mark.parametrize("message", ["was given but weights=", "needs idf=: each"])
+def test_the_idf_once_rule_has_its_messages_in_one_place(message):
+    # Each entry point (score, chunks, the CLI, torchmetrics, hooks, Ray) asks weights.shared_idf; none
+    # words the rule again.
+    holders = [m for m in _modules() + ["app.py", "wrdscore.py"] if any(message in text for text in _code_strings(m))]
+    assert holders == ["wrd_score/weights.py"]
+
+
+def _code_strings(module):
+    """The string literals of a module's code (f-string parts included), docstrings left out."""
+    tree = ast.parse((REPO / module).read_text(encoding="utf-8"))
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs]
 
 
 def test_no_argparse_outside_the_cli():

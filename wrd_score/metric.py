@@ -24,7 +24,7 @@ from .options import BACKENDS, Options
 from .rescale import lookup_baseline, rescale
 from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs
 from .signature import Signature
-from .weights import IDFTable, corpus_idf, fit_idf, token_masses, user_idf, uses_corpus_idf, uses_idf
+from .weights import IDFTable, corpus_idf, shared_idf, token_masses, uses_corpus_idf, uses_idf
 
 __all__ = ["Options", "WRDScorer", "score", "BACKENDS", "check_texts", "check_references", "reference_lists", "result_dict"]
 
@@ -205,21 +205,10 @@ class WRDScorer:
         """The IDF table a call with these references uses: ``None`` unless the weights use IDF; the
         user's ``idf`` dict (or an already fitted table) when given; else fit on every reference.
 
-        Fitting once and passing the table to each chunk keeps chunked scoring equal to one call.
+        Fitting once and passing the table to each chunk keeps chunked scoring equal to one call
+        (:func:`~wrd_score.weights.shared_idf`, the one rule).
         """
-        if not uses_idf(self.options.weights):
-            if idf is not None:
-                why = ("does not use it (it reads the embedding file's fixed table)"
-                       if uses_corpus_idf(self.options.weights) else "does not use it")
-                raise ValueError(f"idf= was given but weights={self.options.weights!r} {why}; "
-                                 "pass weights='idf' or 'norm*idf'")
-            return None
-        if isinstance(idf, IDFTable):
-            # A table fitted once for a whole stream (wrd_score.files, hooks): chunks must share it.
-            return idf
-        if idf is not None:
-            return user_idf(idf)
-        return fit_idf(self.backend.tokenize(r) for refs in references for r in refs)
+        return shared_idf(self.options.weights, idf, lambda: references, self.backend.tokenize)
 
     def score(self, predictions: Sequence[str], references: References,
               idf: Optional[Mapping[str, float]] = None) -> Dict[str, Any]:
