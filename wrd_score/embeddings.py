@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
+from tokenizers import Tokenizer
 
 from .files import atomic_write, open_input, output_kind
 
@@ -521,11 +522,6 @@ def check_df_arrays(tokens, counts, documents, where: str) -> Tuple[Dict[str, in
 
 def _piece_tokenizer(tokenizer_json: str, name: str):
     """The word-piece tokenizer stored in a distilled embedding, without padding or truncation."""
-    try:
-        from tokenizers import Tokenizer
-    except ImportError as exc:  # pragma: no cover - tokenizers is a core dependency
-        raise ImportError(f"embedding {name!r} composes unknown words from word pieces and needs the "
-                          "'tokenizers' package: pip install tokenizers") from exc
     try:
         tokenizer = Tokenizer.from_str(tokenizer_json)
     except Exception as exc:
