@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE))
 from choose_distilled import evaluate, load_sets  # noqa: E402
 
 from wrd_score import WRDScorer  # noqa: E402
-from wrd_score.backends.static import StaticEmbedding  # noqa: E402
+from wrd_score.embeddings import StaticEmbedding  # noqa: E402
 from wrd_score.distill import (aggregate_units, blend_aggregated, build_vocabulary, concatenate_code,  # noqa: E402
                                count_tokens, default_corpora, document_frequency_table, encode_tokens,
                                load_encoder, postprocess, retrofit, save_distilled)
@@ -84,7 +84,7 @@ def markdown(rows):
     return "\n".join(lines)
 
 
-_LOAD = ("import sys, time; from wrd_score.backends.static import StaticEmbedding; t = time.perf_counter(); "
+_LOAD = ("import sys, time; from wrd_score.embeddings import StaticEmbedding; t = time.perf_counter(); "
          "StaticEmbedding.load(sys.argv[1]); print(time.perf_counter() - t)")
 
 
@@ -169,7 +169,7 @@ def stsb_test(bundles):
 
 
 def _path(name):
-    from wrd_score.backends.static import _SHIPPED_FILES, shipped_path
+    from wrd_score.embeddings import _SHIPPED_FILES, shipped_path
 
     return shipped_path(_SHIPPED_FILES[name]) if name in _SHIPPED_FILES else name
 

@@ -48,7 +48,7 @@ DATA = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(REPO))
 
 from wrd_score import WRDScorer  # noqa: E402
-from wrd_score.backends.static import load_embedding  # noqa: E402
+from wrd_score.embeddings import load_embedding  # noqa: E402
 from wrd_score.metrics import get_metric  # noqa: E402
 from wrd_score.stats import paired_bootstrap  # noqa: E402
 from wrd_score.validate import read_judgments  # noqa: E402

@@ -7,7 +7,7 @@ Workloads (reproducible from ``--seed``):
   2. sentence pairs from ``../shared/data/stsb/`` (all gold pairs of train/dev/test, topped up with
      re-paired sentences).
 Peers, timed end to end from raw strings: rouge_score ROUGE-1 (no stemmer), the naive loop (encode
-the distinct texts once, then one ``ot.emd`` per pair: the reference path ``pair_detail``), and the
+the distinct texts once, then one ``ot.emd`` per pair: the reference path ``pair_scores``), and the
 new scorer (``WRDScorer.score``) with 1 and 2 threads.  Exactness: the new scorer's P and R against
 the naive loop on every pair that the naive loop scored.  Streaming: peak RSS of a child process that
 scores ``--stream-pairs`` method-name pairs generated on the fly with ``wrd_score.stream.iter_scores``.
@@ -142,7 +142,7 @@ def run_rouge(pairs: Pairs) -> List[float]:
 
 
 def run_naive(scorer, pairs: Pairs):
-    """Encode each distinct text once, then one POT ``ot.emd`` (``pair_detail``) per pair."""
+    """Encode each distinct text once, then one POT ``ot.emd`` (``pair_scores``) per pair."""
     from wrd_score.scoring import _score_pairs_reference
     from wrd_score.weights import token_masses
 
@@ -207,7 +207,7 @@ def compile_child() -> None:
 
 def load_child() -> None:
     """Time StaticEmbedding.load("default") in a fresh process, after the imports it needs."""
-    from wrd_score.backends.static import StaticEmbedding
+    from wrd_score.embeddings import StaticEmbedding
 
     start = time.perf_counter()
     StaticEmbedding.load("default")

@@ -92,7 +92,7 @@ DF_DOCUMENTS = 1000
 def _df_npz(path, df=DF_TABLE, n=DF_DOCUMENTS, **extra):
     import numpy as np
 
-    from wrd_score.backends.static import _write_npz
+    from wrd_score.embeddings import _write_npz
 
     vectors = np.random.default_rng(0).normal(size=(len(DF_WORDS), 16))
     arrays = {"words": np.array(DF_WORDS), "vectors": vectors}
@@ -123,7 +123,7 @@ def random_embedding(tmp_path):
     plus ``shift``."""
     import numpy as np
 
-    from wrd_score.backends.static import StaticEmbedding
+    from wrd_score.embeddings import StaticEmbedding
 
     def make(words, dim, seed, shift):
         rng = np.random.default_rng(seed)

@@ -105,7 +105,7 @@ _LONG_PAIR = textwrap.dedent("""
     import json, resource, sys, time
     import numpy as np
     import wrd_score
-    from wrd_score.backends.static import load_embedding
+    from wrd_score.embeddings import load_embedding
     kind = sys.argv[1]
     from wrd_score.tokenize import split_identifier
     # Vocabulary entries that are one token each (word pieces such as "##s" and punctuation are not).
@@ -177,7 +177,7 @@ def test_ten_thousand_token_pair_is_bounded():
 
 
 def test_concurrent_saves_of_one_path_leave_a_valid_file(tmp_path):
-    from wrd_score.backends.static import StaticEmbedding
+    from wrd_score.embeddings import StaticEmbedding
 
     path = tmp_path / "shared.npz"
     rng = np.random.default_rng(0)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from wrd_score import WRDScorer
-from wrd_score.backends.static import StaticEmbedding
+from wrd_score.embeddings import StaticEmbedding
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -246,7 +246,7 @@ def test_aggregate_cap_bounds_the_documents_encoded(tiny, documents, tmp_path):
 
 
 def test_distill_with_every_option_is_byte_reproducible(tiny, documents, tmp_path):
-    from wrd_score.backends.static import file_sha256
+    from wrd_score.embeddings import file_sha256
 
     model_path, corpus, _ = tiny
     names, stsb = documents

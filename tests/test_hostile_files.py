@@ -21,7 +21,7 @@ import pytest
 
 import wrd_score
 from wrd_score import WRDScorer
-from wrd_score.backends.static import StaticEmbedding
+from wrd_score.embeddings import StaticEmbedding
 
 WORDS = ["get", "count", "size", "set", "value"]
 
@@ -475,7 +475,7 @@ def test_emd_plan_rejects_what_pot_would_crash_on(a, b, cost):
 
 # ------------------------------------------------------------------------------ app uploads
 def test_app_has_no_user_embedding_or_model_input(space_app):
-    from wrd_score.backends.static import NAMED_EMBEDDINGS
+    from wrd_score.embeddings import NAMED_EMBEDDINGS
 
     """The visitor picks from a fixed list; every choice maps to a shipped or packaged embedding."""
     for label, options in space_app.EMBEDDINGS.items():
@@ -575,17 +575,17 @@ def _npy_bytes(array: np.ndarray) -> bytes:
 
 
 def test_npz_zip_bomb_is_refused_from_its_headers(tmp_path, monkeypatch):
-    from wrd_score.backends import static
+    from wrd_score import embeddings
 
     path = _zip_bomb(tmp_path / "bomb.npz", 1 << 22)  # 32 MB unpacked; the limit is lowered to match
-    monkeypatch.setattr(static, "MAX_NPZ_BYTES", 1 << 24)
+    monkeypatch.setattr(embeddings, "MAX_NPZ_BYTES", 1 << 24)
     monkeypatch.setattr(np, "load", lambda *a, **k: pytest.fail("np.load ran before the size check"))
     with pytest.raises(ValueError, match=r"bomb\.npz.*limit"):
         StaticEmbedding.load(str(path))
 
 
 def test_npz_dimension_above_the_limit_is_refused(tmp_path):
-    from wrd_score.backends.static import MAX_DIM
+    from wrd_score.embeddings import MAX_DIM
 
     path = tmp_path / "wide.npz"
     np.savez(path, words=np.array(["get"]), vectors=np.ones((1, MAX_DIM + 1)))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from wrd_score import WRDScorer, score
-from wrd_score.backends.static import StaticEmbedding
+from wrd_score.embeddings import StaticEmbedding
 
 PAPER_EXAMPLES = [  # section 4 of the paper: (reference, prediction); ROUGE-1 is 0 for all of them
     ("update image", "set artwork entry"),
@@ -180,7 +180,7 @@ def test_default_embedding_ships_with_the_package():
     import hashlib
     import os
 
-    from wrd_score.backends.static import shipped_path
+    from wrd_score.embeddings import shipped_path
 
     path = shipped_path()
     assert os.path.isfile(path) and os.path.getsize(path) <= 40 * 1024 * 1024

@@ -612,7 +612,7 @@ SCALES = [1e-300, 1e-150, 1e-100, 1e-20, 1.0, 1e20, 1e100, 1e160, 1e300]
 @pytest.fixture(scope="module")
 def scaled_embeddings(tmp_path_factory):
     """One small random embedding over WORDS, written at each scale in SCALES (float64 .npz)."""
-    from wrd_score.backends.static import StaticEmbedding
+    from wrd_score.embeddings import StaticEmbedding
 
     base = np.random.default_rng(7).normal(size=(len(WORDS), 16))
     root = tmp_path_factory.mktemp("scaled")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from wrd_score import WRDScorer
-from wrd_score.backends.static import StaticEmbedding
+from wrd_score.embeddings import StaticEmbedding
 from wrd_score.cli import main
 from wrd_score.rescale import (baseline_key, compute_baseline, load_baselines, lookup_baseline, random_pairs,
                                read_corpus, rescale, shipped_baseline_path)

@@ -24,7 +24,25 @@ def test_iter_scores_bad_input():
             list(iter_scores(scorer, [("a", "b")], chunk_size=bad))
     with pytest.raises(TypeError, match=r"pairs\[1\]"):
         list(iter_scores(scorer, [("a", "b"), "ab"]))
-    with pytest.raises(ValueError, match="idf"):
-        list(iter_scores(WRDScorer(weights="idf"), [("a", "b")]))
-    got = list(iter_scores(WRDScorer(weights="idf"), [("get", "get")], idf={"get": 1.0}))
+    with pytest.raises(ValueError, match="needs idf=: each chunk would fit IDF on its own references"):
+        list(iter_scores(WRDScorer(weights="idf"), iter([("a", "b")])))  # one pass: nothing to fit on first
+    got = list(iter_scores(WRDScorer(weights="idf"), iter([("get", "get")]), idf={"get": 1.0}))
     assert got[0].f1 == 1.0
+    with pytest.raises(ValueError, match="idf= was given but weights='norm' does not use it"):
+        list(iter_scores(WRDScorer(weights="norm"), [("get", "get")], idf={"get": 1.0}))
+
+
+@pytest.mark.parametrize("weights", ["idf", "norm*idf"])
+def test_iter_scores_of_a_list_fits_idf_once_as_score_chunked_does(weights):
+    # The one IDF rule of chunked scoring (wrd_score.weights.shared_idf): with every reference at hand
+    # the table is fitted once on all of them, so chunks equal one call; only a one-pass stream needs idf=.
+    # iter_scores used to refuse a list that score_chunked scored.
+    pairs = [("getCount", "get_count"), ("size", ["getSize", "length"]), ("run", "execute"), ("get", "size")] * 3
+    scorer = WRDScorer(weights=weights)
+    whole = scorer.score([p for p, _ in pairs], [r for _, r in pairs])
+    for chunk_size in (1, 5):
+        got = list(iter_scores(scorer, pairs, chunk_size=chunk_size))
+        assert [tuple(g) for g in got] == list(zip(whole["precision"], whole["recall"], whole["f1"],
+                                                    whole["best_reference"]))
+        chunk = next(iter_chunks(scorer, pairs, chunk_size=chunk_size))
+        assert chunk["signature"] == whole["signature"]

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("gensim")
 
 from wrd_score import WRDScorer  # noqa: E402
-from wrd_score.backends.static import StaticEmbedding  # noqa: E402
+from wrd_score.embeddings import StaticEmbedding  # noqa: E402
 from wrd_score.cli import main  # noqa: E402
 from wrd_score.train import Corpus, convert, train  # noqa: E402
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from wrd_score import WRDScorer, score
-from wrd_score.backends.static import StaticEmbedding
+from wrd_score.embeddings import StaticEmbedding
 from wrd_score.options import Options
 from wrd_score.stream import iter_scores, score_chunked
 

@@ -33,7 +33,7 @@ Three additions (issue 21; grids in ``docs/tuning.md``, section *Code semantics*
 The vocabulary is every token of the corpora seen at least ``min_count`` times, plus every word
 piece of the encoder's tokenizer.  The tokenizer travels in the file, so at scoring time a token
 outside the vocabulary gets the mean of its word pieces' vectors through the ``tokenizers`` library
-alone: no torch, no transformers (:class:`wrd_score.backends.static.StaticEmbedding`).
+alone: no torch, no transformers (:class:`wrd_score.embeddings.StaticEmbedding`).
 
 model2vec does PCA and SIF weighting here.  Its own vocabulary path was not used: with this MiniLM tokenizer
 (model2vec 0.10.0) ``turn_tokens_into_ids`` encodes the new word ``getcount`` as
@@ -51,7 +51,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .backends.contextual import ContextualBackend, quiet_transformers, resolve_model_path
-from .backends.static import StaticEmbedding, unit_rows
+from .embeddings import StaticEmbedding, unit_rows
 from .deps import require
 from .files import read_table
 from .tokenize import TOKENIZERS, split_identifier, split_words

@@ -21,6 +21,8 @@ import tempfile
 from array import array
 from typing import IO, Any, Iterator, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
 from .deps import require
 
 __all__ = [
@@ -234,8 +236,6 @@ def numeric_column(values: Sequence[Any], name: str):
     >>> numeric_column(["1", "", "nan", 2], "human").tolist()
     [1.0, nan, nan, 2.0]
     """
-    import numpy as np
-
     out = np.empty(len(values))
     for i, value in enumerate(values):
         if value is None or (isinstance(value, str) and value.strip().lower() in MISSING):

@@ -17,8 +17,8 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
 
-from .metric import WRDScorer, _check_references
-from .weights import IDFTable, user_idf, uses_idf
+from .metric import WRDScorer, check_references
+from .weights import IDFTable, shared_idf
 
 __all__ = ["transformers_hook", "WRDScoreComputeMetrics", "score_dataset"]
 
@@ -51,9 +51,8 @@ class WRDScoreComputeMetrics:
         self.tokenizer = tokenizer
         self.prefix = _check_prefix(prefix)
         self.scorer = WRDScorer(**metric_options)
-        self.idf = None if idf is None else user_idf(idf)
-        if self.idf is not None:
-            self.scorer.idf_table([], self.idf)  # raises now, not at the first evaluation, if weights ignore idf
+        # Checked now, not at the first evaluation; without idf, each evaluation (one call) fits its own.
+        self.idf = None if idf is None else self.scorer.idf_table((), idf)
         pad = getattr(tokenizer, "pad_token_id", None)
         if pad is None:
             pad = getattr(tokenizer, "eos_token_id", None)
@@ -205,13 +204,9 @@ def score_dataset(dataset: Any, predictions: str = "prediction", references: str
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     prefix = _check_prefix(prefix)
     scorer = WRDScorer(**metric_options)  # validates options and loads the embedding before forking
-    table: Optional[IDFTable] = None
-    if idf is not None:
-        table = user_idf(idf) if not isinstance(idf, IDFTable) else idf
-        scorer.idf_table([], table)  # raises if the weights do not use IDF
-    elif uses_idf(scorer.options.weights):
-        # Exactly the table one score() call over the whole column would fit.
-        table = scorer.idf_table(_check_references(dataset[references], len(dataset)), None)
+    # Exactly the table one score() call over the whole column would fit, shared by every batch and process.
+    table = shared_idf(scorer.options.weights, idf, lambda: check_references(dataset[references], len(dataset)),
+                       scorer.backend.tokenize)
     return dataset.map(
         _score_batch,
         batched=True,

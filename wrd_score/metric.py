@@ -18,14 +18,15 @@ import numpy as np
 
 from . import __version__
 from .backends.contextual import ContextualBackend  # imports no torch: the model loads on first use
-from .backends.static import StaticBackend, load_embedding
+from .backends.static import StaticBackend
+from .embeddings import load_embedding
 from .options import BACKENDS, Options
 from .rescale import lookup_baseline, rescale
 from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs
 from .signature import Signature
-from .weights import IDFTable, corpus_idf, fit_idf, token_masses, user_idf, uses_corpus_idf, uses_idf
+from .weights import IDFTable, corpus_idf, shared_idf, token_masses, uses_corpus_idf, uses_idf
 
-__all__ = ["Options", "WRDScorer", "score", "BACKENDS", "reference_lists", "result_dict"]
+__all__ = ["Options", "WRDScorer", "score", "BACKENDS", "check_texts", "check_references", "reference_lists", "result_dict"]
 
 References = Union[Sequence[str], Sequence[Sequence[str]]]
 
@@ -60,7 +61,14 @@ def _without_surrogates(values: List[str]) -> List[str]:
         return [_SURROGATE.sub("\ufffd", value) for value in values]
 
 
-def _check_texts(name: str, values: Any) -> List[str]:
+def check_texts(name: str, values: Any) -> List[str]:
+    """The one check of a list of texts (``predictions``, a ``prediction`` wrapped in a list): a list
+    of strings, in order, each lone surrogate replaced by U+FFFD; a one-line ``TypeError`` naming
+    ``name`` (and the item at fault) otherwise.
+
+    >>> check_texts("predictions", ("getCount", "size"))
+    ['getCount', 'size']
+    """
     if isinstance(values, (str, *_UNORDERED)) or not isinstance(values, Sequence) and not hasattr(values, "__iter__"):
         raise TypeError(f"{name} must be a list of strings, got {type(values).__name__}")
     values = list(values)
@@ -104,7 +112,9 @@ def reference_lists(references: Any) -> List[List[str]]:
     return out
 
 
-def _check_references(references: Any, n: int) -> List[List[str]]:
+def check_references(references: Any, n: int) -> List[List[str]]:
+    """:func:`reference_lists` of ``references``, which must hold ``n`` items (one per prediction);
+    a one-line ``ValueError`` naming both lengths otherwise."""
     out = reference_lists(references)
     if len(out) != n:
         raise ValueError(f"predictions and references must have the same length, got {n} and {len(out)}")
@@ -195,21 +205,10 @@ class WRDScorer:
         """The IDF table a call with these references uses: ``None`` unless the weights use IDF; the
         user's ``idf`` dict (or an already fitted table) when given; else fit on every reference.
 
-        Fitting once and passing the table to each chunk keeps chunked scoring equal to one call.
+        Fitting once and passing the table to each chunk keeps chunked scoring equal to one call
+        (:func:`~wrd_score.weights.shared_idf`, the one rule).
         """
-        if not uses_idf(self.options.weights):
-            if idf is not None:
-                why = ("does not use it (it reads the embedding file's fixed table)"
-                       if uses_corpus_idf(self.options.weights) else "does not use it")
-                raise ValueError(f"idf= was given but weights={self.options.weights!r} {why}; "
-                                 "pass weights='idf' or 'norm*idf'")
-            return None
-        if isinstance(idf, IDFTable):
-            # A table fitted once for a whole stream (wrd_score.cli.score, hooks): chunks must share it.
-            return idf
-        if idf is not None:
-            return user_idf(idf)
-        return fit_idf(self.backend.tokenize(r) for refs in references for r in refs)
+        return shared_idf(self.options.weights, idf, lambda: references, self.backend.tokenize)
 
     def score(self, predictions: Sequence[str], references: References,
               idf: Optional[Mapping[str, float]] = None) -> Dict[str, Any]:
@@ -219,8 +218,8 @@ class WRDScorer:
         (index of the winning reference: the one with the highest F1, the first on ties), their
         means ``mean_precision``/``mean_recall``/``mean_f1`` and the ``signature``.
         """
-        predictions = _check_texts("predictions", predictions)
-        refs = _check_references(references, len(predictions))
+        predictions = check_texts("predictions", predictions)
+        refs = check_references(references, len(predictions))
         idf_table = self.idf_table(refs, idf) or self.corpus_idf
         # Distinct texts in first-appearance order (predictions, then references) and the pairs as
         # text indices, built with C-level dict/map calls: at 100k method-name pairs the per-item
@@ -258,8 +257,8 @@ class WRDScorer:
         The scores on the returned :class:`PairDetail` are raw, whatever ``rescale_with_baseline``
         says: they describe the matrices beside them. :meth:`score` gives the rescaled numbers.
         """
-        predictions = _check_texts("prediction", [prediction])
-        refs = _check_references([reference], 1)
+        predictions = check_texts("prediction", [prediction])
+        refs = check_references([reference], 1)
         idf_table = self.idf_table(refs, idf) or self.corpus_idf
         texts = [predictions[0], refs[0][0]]
         enc = self.backend.encode(texts)

@@ -10,8 +10,8 @@ command line's flags and ``wrdscore validate``'s metric specs).
 
 The allowed values of an option and their meanings are owned by the pipeline step that implements
 them (``VARIANTS`` in :mod:`wrd_score.transport`, ``TOKENIZERS`` in :mod:`wrd_score.tokenize`,
-``WEIGHTS`` in :mod:`wrd_score.weights`, ``BACKENDS``, ``NAMED_EMBEDDINGS``, ``OOV_POLICIES``,
-``EMBEDDING_FORMATS``, ``POOLINGS``, ``DTYPES`` in :mod:`wrd_score.backends`); the fields below read
+``WEIGHTS`` in :mod:`wrd_score.weights`, ``NAMED_EMBEDDINGS`` and ``EMBEDDING_FORMATS`` in
+:mod:`wrd_score.embeddings`, ``BACKENDS``, ``OOV_POLICIES``, ``POOLINGS``, ``DTYPES`` in :mod:`wrd_score.backends`); the fields below read
 them, so a value a step accepts is the value every surface shows.
 
 Groups: ``metric`` options apply to every backend; ``static`` ones only to ``backend="static"``
@@ -32,7 +32,8 @@ from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Seq
 
 from .backends import BACKENDS
 from .backends.contextual import DTYPES, POOLINGS, parse_layers, validate_contextual_options
-from .backends.static import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, OOV_POLICIES
+from .backends.static import OOV_POLICIES
+from .embeddings import EMBEDDING_FORMATS, NAMED_EMBEDDINGS
 from .tokenize import TOKENIZERS
 from .transport import VARIANTS
 from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS

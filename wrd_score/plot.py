@@ -21,7 +21,7 @@ import numpy as np
 
 from .deps import require
 from .files import atomic_write
-from .metric import WRDScorer, _check_texts
+from .metric import WRDScorer, check_texts
 from .scoring import PairDetail
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; matplotlib is optional
@@ -367,8 +367,8 @@ def plot_alignment(prediction: str, reference: str, *, scorer: Any = None,
         raise TypeError(f"scorer must be a WRDScorer, got {type(scorer).__name__}")
     # The library's reading of the texts (lone surrogates, e.g. from undecodable argv bytes, become U+FFFD): the
     # title shows what was scored, and matplotlib cannot draw a surrogate.
-    prediction = _check_texts("prediction", [prediction])[0]
-    reference = _check_texts("reference", [reference])[0]
+    prediction = check_texts("prediction", [prediction])[0]
+    reference = check_texts("reference", [reference])[0]
     detail = scorer.explain(prediction, reference, idf=idf)
     title = f"prediction {_quote(prediction)}    reference {_quote(reference)}"
     if scorer.options.rescale_with_baseline:

@@ -40,7 +40,7 @@ import numpy as np
 
 from . import __version__
 from .files import atomic_write, iter_lines, read_json, read_table
-from .backends.static import file_sha256, shipped_path
+from .embeddings import file_sha256, shipped_path
 from .signature import Signature
 
 __all__ = [

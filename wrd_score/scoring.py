@@ -2,8 +2,9 @@
 
 Orientation everywhere: rows are prediction tokens, columns are reference tokens.
 
-Variants:
-    ``paper`` (default; equations 4-5 of Mussabayev's paper):
+Variants (which one a call uses comes from its preset when not given: ``wrd`` in every bundle of
+:data:`wrd_score.options.PRESETS`):
+    ``paper`` (equations 4-5 of Mussabayev's paper; the first default):
         P = mean over prediction tokens j of  sum_i F_ji cos_ji / sum_i F_ji
         R = mean over reference tokens i of   sum_j F_ji cos_ji / sum_j F_ji
     ``wrd`` (the author's later release):
@@ -344,11 +345,11 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
                 variant: str, clip: bool, num_threads: int = 1) -> Tuple[np.ndarray, np.ndarray]:
     """Precision and recall for every ``(prediction_text_index, reference_text_index)`` row of ``pairs``.
 
-    Equal to calling :func:`pair_detail` (the POT reference) on every pair, within 1e-9 (checked
+    Equal to calling :func:`pair_scores` (the POT reference) on every pair, within 1e-9 (checked
     by ``tests/test_transport.py``), but batched: per-text work (mass normalisation) is done once per
     text, and all pairs are scored in one compiled call (:func:`wrd_score.transport.batch_prf`).
     Pairs the compiled solver cannot vouch for (P/R-moving ties, problems over
-    ``transport.MAX_CELLS`` cells) are re-scored here with :func:`pair_detail`.  Without numba,
+    ``transport.MAX_CELLS`` cells) are re-scored here with :func:`pair_scores`.  Without numba,
     every pair takes the reference path.  Results do not depend on ``num_threads`` or batch size.
 
     >>> from wrd_score.backends.base import Encoded
@@ -407,7 +408,7 @@ def _flatten_texts(spans: Sequence[np.ndarray], masses: np.ndarray) -> Tuple[np.
 
 def _score_pairs_reference(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: np.ndarray,
                            variant: str, clip: bool) -> Tuple[np.ndarray, np.ndarray]:
-    """One :func:`pair_detail` (POT) per pair: the reference, and the path without numba."""
+    """One :func:`pair_scores` (POT) per pair: the reference, and the path without numba."""
     precision = np.empty(len(pairs))
     recall = np.empty(len(pairs))
     for k, (ip, ir) in enumerate(pairs):

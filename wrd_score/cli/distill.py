@@ -5,7 +5,7 @@ import argparse
 import os
 from typing import Tuple
 
-from ..backends.static import StaticEmbedding
+from ..embeddings import StaticEmbedding
 from ..distill import CODE_METHODS, DOCUMENT_FORMATS, POOLINGS, distill
 from ..train import STORED_DTYPES, check_embedding_output
 

