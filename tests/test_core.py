@@ -219,3 +219,22 @@ def test_signature_pins_the_user_idf_table():
     same = score(["get count"], ["get size"], weights="idf", idf={"size": 2, "count": 3, "get": 1})
     assert a["signature"] != b["signature"] and a["signature"] == same["signature"]
     assert Signature.parse(a["signature"])["idf"].startswith("user@sha256:")
+
+
+def test_idf_masses_read_the_table_as_calling_it_does():
+    # token_masses reads IDFTable's dict directly (a speed path): the values must stay idf(token),
+    # the default for unseen tokens, and a subclass's own __call__ must still be honoured.
+    from wrd_score.weights import IDFTable, fit_idf, token_masses
+
+    table = fit_idf([["get", "count"], ["get", "size"]])
+    tokens = ["get", "size", "unseen", "count"]
+    norms = np.array([2.0, 0.5, 1.0, 3.0])
+    want = np.array([table(t) for t in tokens]) * norms
+    assert token_masses(norms, tokens, "norm*idf", table).tolist() == want.tolist()
+
+    class Doubled(IDFTable):
+        def __call__(self, token):
+            return 2 * super().__call__(token)
+
+    doubled = Doubled(table.weights, table.default, table.n_documents, table.source)
+    assert token_masses(norms, tokens, "idf", doubled).tolist() == [2 * table(t) for t in tokens]
