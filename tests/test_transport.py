@@ -226,8 +226,8 @@ def test_scorer_num_threads_option_and_empty_texts():
 @pytest.mark.parametrize("d", [1, 7, 484])
 def test_kernel_cosines_are_the_plain_ordered_sums(d):
     # Scores are pinned bit for bit (benchmarks/fingerprint.py): every cosine must be the plain sum
-    # over the dimensions in order, from 0.0, one product then one addition at a time, on both the
-    # vector-tile path (both sides 4+ tokens, padded to multiples of 4) and the scalar path.
+    # over the dimensions in order, from 0.0, one product then one addition at a time, also where the
+    # kernel's 4 x 4 vector tiles pad a side to a multiple of 4 with repeats of its last token.
     rng = np.random.default_rng(d)
     units = rng.standard_normal((30, d))
     units /= np.linalg.norm(units, axis=1)[:, None]
@@ -239,8 +239,8 @@ def test_kernel_cosines_are_the_plain_ordered_sums(d):
         rows_r[0] = rows_p[-1]  # an equal row: exactly 1
         for lo in (0.0, -1.0):
             cos, C = np.empty((m, n)), np.empty((m, n))
-            acc, todo = np.empty((m + 3) * (n + 3)), np.empty(m * n + 3, dtype=np.int64)
-            transport._cosines(units, rows_p, rows_r, lo, cos, C, acc, todo, np.empty(d * (n + 3)))
+            acc = np.empty((m + 3) * (n + 3))
+            transport._cosines(units, rows_p, rows_r, lo, cos, C, acc)
             for i in range(m):
                 for j in range(n):
                     total = 0.0

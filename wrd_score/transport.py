@@ -255,17 +255,16 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
 TILE = 4
 
 
-def _tile_reference(units, r0, r1, r2, r3, rt, col, w, acc, at):  # pragma: no cover - the compiled twin runs
-    """What the compiled ``_tile`` computes, in Python: for prediction rows ``r0..r3`` of ``units`` and
-    reference columns ``col..col+3`` of ``rt`` (the reference rows transposed, ``w`` columns a
-    dimension), each cosine summed from 0.0 over the dimensions in order, one product at a time,
-    stored at ``acc[at + t * w + l]``.  The test oracle of the kernel's exact summation order."""
+def _tile_reference(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w):  # pragma: no cover - the compiled twin runs
+    """What the compiled ``_tile`` computes, in Python: the 4 x 4 dot products of rows ``r0..r3``
+    with rows ``c0..c3`` of ``units``, each summed from 0.0 over the dimensions in order, one
+    product then one addition at a time, stored at ``acc[at + t * w + lane]``."""
     d = units.shape[1]
     for t, row in enumerate((r0, r1, r2, r3)):
-        for lane in range(TILE):
+        for lane, col in enumerate((c0, c1, c2, c3)):
             total = 0.0
             for k in range(d):
-                total += units[row, k] * rt[k * w + col + lane]
+                total += units[row, k] * units[col, k]
             acc[at + t * w + lane] = total
 
 
@@ -275,33 +274,33 @@ if HAVE_NUMBA:
     from numba.extending import intrinsic
 
     @intrinsic
-    def _tile(typingctx, units, r0, r1, r2, r3, rt, col, w, acc, at):
-        """:func:`_tile_reference` in LLVM vector code: one ``<4 x double>`` sum per prediction row,
-        whose lanes are four reference tokens.  Each lane adds its products in dimension order from
-        0.0 with a plain multiply then add (no fused multiply-add, no reassociation): the same
-        operations as a scalar loop, so the same bits, with 16 sums in four registers.  Written as an
-        intrinsic because numba runs LLVM's loop vectoriser only (not the SLP vectoriser that would
-        pack these independent sums), and the loop vectoriser may not reorder a sum."""
+    def _tile(typingctx, units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w):
+        """:func:`_tile_reference` in LLVM vector code: one ``<4 x double>`` sum per row ``r0..r3``,
+        whose lanes are the columns ``c0..c3`` (their values gathered dimension by dimension).  Each
+        lane adds its products in dimension order from 0.0 with a plain multiply then add (no fused
+        multiply-add, no reassociation): the operations of a scalar loop, so the same bits, with 16
+        sums in flight in four registers.  An intrinsic because numba runs LLVM's loop vectoriser
+        only (not the SLP vectoriser that would pack independent sums), and that may not reorder a sum."""
         arrays_ok = all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
-                        for a in (units, rt, acc))
-        if not arrays_ok or units.ndim != 2 or rt.ndim != 1 or acc.ndim != 1:
+                        for a in (units, acc))
+        if not arrays_ok or units.ndim != 2 or acc.ndim != 1:
             return None
-        sig = types.none(units, r0, r1, r2, r3, rt, col, w, acc, at)
+        sig = types.none(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w)
 
         def codegen(context, builder, signature, args):
             f64, i64, i32 = ir.DoubleType(), ir.IntType(64), ir.IntType(32)
             vec = ir.VectorType(f64, TILE)
-            arg_types = signature.args
-            table = context.make_array(arg_types[0])(context, builder, args[0])
-            ref = context.make_array(arg_types[5])(context, builder, args[5])
-            out = context.make_array(arg_types[8])(context, builder, args[8])
+            kinds = signature.args
+            table = context.make_array(kinds[0])(context, builder, args[0])
+            out = context.make_array(kinds[9])(context, builder, args[9])
 
             def int64(i):
-                return context.cast(builder, args[i], arg_types[i], types.int64)
+                return context.cast(builder, args[i], kinds[i], types.int64)
 
             d = builder.extract_value(table.shape, 1)
-            starts = [builder.mul(int64(1 + t), d) for t in range(4)]
-            col_, w_, at_ = int64(6), int64(7), int64(9)
+            rows = [builder.mul(int64(1 + t), d) for t in range(4)]
+            cols = [builder.mul(int64(5 + t), d) for t in range(4)]
+            at_, w_ = int64(10), int64(11)
             entry = builder.block
             header = builder.append_basic_block("tile.header")
             body = builder.append_basic_block("tile.body")
@@ -317,13 +316,17 @@ if HAVE_NUMBA:
                 sums.append(phi)
             builder.cbranch(builder.icmp_signed("<", k, d), body, done)
             builder.position_at_end(body)
-            lanes = builder.gep(ref.data, [builder.add(builder.mul(k, w_), col_)])
-            lanes = builder.load(builder.bitcast(lanes, vec.as_pointer()), align=8, typ=vec)
+
+            def value(start):
+                return builder.load(builder.gep(table.data, [builder.add(start, k)]), typ=f64)
+
+            lanes = ir.Constant(vec, ir.Undefined)
+            for lane in range(TILE):
+                lanes = builder.insert_element(lanes, value(cols[lane]), ir.Constant(i32, lane))
             splat = ir.Constant(ir.VectorType(i32, TILE), [0] * TILE)
             after = []
             for t in range(4):
-                x = builder.load(builder.gep(table.data, [builder.add(starts[t], k)]), typ=f64)
-                x = builder.insert_element(ir.Constant(vec, ir.Undefined), x, ir.Constant(i32, 0))
+                x = builder.insert_element(ir.Constant(vec, ir.Undefined), value(rows[t]), ir.Constant(i32, 0))
                 x = builder.shuffle_vector(x, ir.Constant(vec, ir.Undefined), splat)
                 after.append(builder.fadd(sums[t], builder.fmul(x, lanes)))
             k.add_incoming(builder.add(k, ir.Constant(i64, 1)), builder.block)
@@ -332,8 +335,7 @@ if HAVE_NUMBA:
             builder.branch(header)
             builder.position_at_end(done)
             for t in range(4):
-                where = builder.gep(out.data, [builder.add(at_, builder.add(builder.mul(ir.Constant(i64, t), w_),
-                                                                              col_))])
+                where = builder.gep(out.data, [builder.add(at_, builder.mul(ir.Constant(i64, t), w_))])
                 builder.store(sums[t], builder.bitcast(where, vec.as_pointer()), align=8)
             return context.get_dummy_value()
 
@@ -343,85 +345,34 @@ else:  # pragma: no cover - without numba the kernels are never called
 
 
 @njit(cache=True, nogil=True)
-def _cosines(units, rows_p, rows_r, lo, cos, C, acc, todo, RT_buf):
+def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
     """``cos[i, j]`` (clipped to ``[lo, 1]``, exactly 1 for equal rows) and ``C = 1 - cos``.
 
     Each dot product is the plain left-to-right sum over the dimensions, as it always was: the
     same operations in the same order for every cosine, so the scores are bit-identical
-    (``benchmarks/fingerprint.py``).  Texts of 4+ tokens on both sides go in 4 x 4 tiles through
-    :func:`_tile`, whose vector lanes each add their own products in dimension order (the reference
-    rows copied transposed, padded with zero columns to a multiple of four; prediction rows past the
-    last are repeats of it), about 2x faster on sentences.  Smaller pairs (most method names) would
-    spend more on that copy than they save: their cells go four at a time in scalar code, four
-    sums side by side (numba emits no fused multiply-add and no vector sum that would reorder).
-    ``acc``: scratch for the padded tiles; ``todo``: for cell indices (3 spare); ``RT_buf``: for the
-    transposed rows."""
+    (``benchmarks/fingerprint.py``).  They are computed in 4 x 4 tiles by :func:`_tile`, whose
+    vector lanes each add their own products in dimension order; a side of fewer than a multiple
+    of four tokens is padded with repeats of its last one (computed, then ignored).  ``acc``:
+    scratch for the padded tiles, ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
-    d = units.shape[1]
-    if m >= TILE and n >= TILE:
-        w = (n + TILE - 1) // TILE * TILE
-        RT = RT_buf[:d * w]
-        for j in range(n):
-            b = units[rows_r[j]]
-            for k in range(d):
-                RT[k * w + j] = b[k]
-        for k in range(d):
-            for j in range(n, w):
-                RT[k * w + j] = 0.0
-        last = m - 1
-        for i in range(0, m, 4):
-            r0 = rows_p[i]
-            r1 = rows_p[min(i + 1, last)]
-            r2 = rows_p[min(i + 2, last)]
-            r3 = rows_p[min(i + 3, last)]
-            for j in range(0, w, TILE):
-                _tile(units, r0, r1, r2, r3, RT, j, w, acc, i * w)
-        for i in range(m):
-            for j in range(n):
-                cos[i, j] = acc[i * w + j]
-    else:
-        count = 0
-        for q in range(m * n):  # equal rows get exactly 1 below: no dot product for them
-            if rows_p[q // n] != rows_r[q % n]:
-                todo[count] = q
-                count += 1
-        # Four cells at a time, in row-major order (they may span rows); the last group is topped
-        # up with repeats of the last cell, computed twice to the same value.
-        for t in range(count, (count + 3) // 4 * 4):
-            todo[t] = todo[count - 1]
-        for t in range(0, count, 4):
-            q0 = todo[t]
-            q1 = todo[t + 1]
-            q2 = todo[t + 2]
-            q3 = todo[t + 3]
-            a0 = units[rows_p[q0 // n]]
-            b0 = units[rows_r[q0 % n]]
-            a1 = units[rows_p[q1 // n]]
-            b1 = units[rows_r[q1 % n]]
-            a2 = units[rows_p[q2 // n]]
-            b2 = units[rows_r[q2 % n]]
-            a3 = units[rows_p[q3 // n]]
-            b3 = units[rows_r[q3 % n]]
-            c0 = 0.0
-            c1 = 0.0
-            c2 = 0.0
-            c3 = 0.0
-            for k in range(d):
-                c0 += a0[k] * b0[k]
-                c1 += a1[k] * b1[k]
-                c2 += a2[k] * b2[k]
-                c3 += a3[k] * b3[k]
-            cos[q0 // n, q0 % n] = c0
-            cos[q1 // n, q1 % n] = c1
-            cos[q2 // n, q2 % n] = c2
-            cos[q3 // n, q3 % n] = c3
+    w = (n + TILE - 1) // TILE * TILE
+    last_p = m - 1
+    last_r = n - 1
+    for i in range(0, m, 4):
+        r0 = rows_p[i]
+        r1 = rows_p[min(i + 1, last_p)]
+        r2 = rows_p[min(i + 2, last_p)]
+        r3 = rows_p[min(i + 3, last_p)]
+        for j in range(0, n, TILE):
+            _tile(units, r0, r1, r2, r3, rows_r[j], rows_r[min(j + 1, last_r)], rows_r[min(j + 2, last_r)],
+                  rows_r[min(j + 3, last_r)], acc, i * w + j, w)
     for i in range(m):
         for j in range(n):
             if rows_p[i] == rows_r[j]:
                 c = 1.0
             else:
-                c = cos[i, j]
+                c = acc[i * w + j]
                 if c < lo:
                     c = lo
                 elif c > 1.0:
@@ -432,7 +383,7 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc, todo, RT_buf):
 
 @njit(cache=True, nogil=True)
 def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf, basic_buf, u, v, W_buf,
-              alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, acc, todo, RT_buf):
+              alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, acc):
     """P, R and a status for one pair with ``m, n >= 1`` that is not an identical-bag pair."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
@@ -442,7 +393,7 @@ def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf,
     x = x_buf[:m * n].reshape((m, n))
     W = W_buf[:m * n].reshape((m, n))
     basic = basic_buf[:m * n].reshape((m, n))
-    _cosines(units, rows_p, rows_r, 0.0 if clip else -1.0, cos, C, acc, todo, RT_buf)
+    _cosines(units, rows_p, rows_r, 0.0 if clip else -1.0, cos, C, acc)
     if m == 1 or n == 1:
         # One feasible plan only: the single token sends/receives everything in proportion.
         for i in range(m):
@@ -556,8 +507,6 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
     basic = np.empty(cells, dtype=np.bool_)
     # _cosines pads both sides to multiples of TILE: (m + 3)(n + 3) <= cells + 6 * size + 9.
     acc = np.empty(cells + 6 * size + 9)
-    todo = np.empty(cells + 3, dtype=np.int64)
-    RT = np.empty(units.shape[1] * (size + TILE - 1))
     u = np.empty(size)
     v = np.empty(size)
     alpha = np.empty(size)
@@ -593,7 +542,7 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
             status[k] = STATUS_FALLBACK
             continue
         p, r, st = _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos, C, x, basic, u, v, W,
-                             alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, acc, todo, RT)
+                             alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, acc)
         out_p[k] = p
         out_r[k] = r
         status[k] = st
@@ -665,8 +614,7 @@ def pair_plan(units: np.ndarray, rows_p: np.ndarray, rows_r: np.ndarray, mass_p:
                              np.asarray(rows_r, dtype=np.int64), np.ascontiguousarray(mass_p, dtype=np.float64),
                              np.ascontiguousarray(mass_r, dtype=np.float64), variant == "paper", bool(clip),
                              buffers[0], buffers[1], x, basic, u, v, W, alpha, beta, row_seen, col_seen, queue,
-                             parent, path_i, path_j, np.empty(padded_m * padded_n), np.empty(cells + 3, dtype=np.int64),
-                             np.empty(np.shape(units)[1] * padded_n))
+                             parent, path_i, path_j, np.empty(padded_m * padded_n))
     if status != STATUS_OK:
         return None
     return float(p), float(r), x.reshape(m, n)
