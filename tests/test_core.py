@@ -238,3 +238,15 @@ def test_idf_masses_read_the_table_as_calling_it_does():
 
     doubled = Doubled(table.weights, table.default, table.n_documents, table.source)
     assert token_masses(norms, tokens, "idf", doubled).tolist() == [2 * table(t) for t in tokens]
+
+
+def test_repeated_texts_and_several_references_score_as_one_pair_at_a_time():
+    # score() numbers the distinct texts of a call once (first appearance, predictions then
+    # references) and reads every pair through that numbering: each example must get its own texts.
+    preds = ["getCount", "size", "getCount", "", "x_y", "size"]
+    refs = [["get_count", "size"], "getCount", ["size", "getCount", "size"], "  ", ["x", "getCount"], "getSize"]
+    out = WRDScorer().score(preds, refs)
+    for i, (p, r) in enumerate(zip(preds, refs)):
+        one = WRDScorer().score([p], [r])
+        for key in ("precision", "recall", "f1", "best_reference"):
+            assert out[key][i] == one[key][0], (i, key)
