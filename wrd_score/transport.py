@@ -256,7 +256,7 @@ TILE = 4
 
 
 def _tile_reference(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w):  # pragma: no cover - the compiled twin runs
-    """What the compiled ``_tile`` computes, in Python: the 4 x 4 dot products of rows ``r0..r3``
+    """What the compiled ``_tile4`` computes, in Python: the 4 x 4 dot products of rows ``r0..r3``
     with rows ``c0..c3`` of ``units``, each summed from 0.0 over the dimensions in order, one
     product then one addition at a time, stored at ``acc[at + t * w + lane]``."""
     d = units.shape[1]
@@ -273,8 +273,18 @@ if HAVE_NUMBA:
     from numba import types
     from numba.extending import intrinsic
 
-    @intrinsic
-    def _tile(typingctx, units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w):
+    def _make_tile(count):
+        """An intrinsic computing the first ``count`` rows of :func:`_tile_reference` (the others are
+        left as they were): the last rows of a text of ``4k + count`` tokens, without the work of
+        repeating one."""
+
+        @intrinsic
+        def tile(typingctx, units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w):
+            return _tile_typed(count, units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w)
+
+        return tile
+
+    def _tile_typed(count, units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w):
         """:func:`_tile_reference` in LLVM vector code: one ``<4 x double>`` sum per row ``r0..r3``,
         whose lanes are the columns ``c0..c3`` (their values gathered dimension by dimension).  Each
         lane adds its products in dimension order from 0.0 with a plain multiply then add (no fused
@@ -298,7 +308,7 @@ if HAVE_NUMBA:
                 return context.cast(builder, args[i], kinds[i], types.int64)
 
             d = builder.extract_value(table.shape, 1)
-            rows = [builder.mul(int64(1 + t), d) for t in range(4)]
+            rows = [builder.mul(int64(1 + t), d) for t in range(count)]
             cols = [builder.mul(int64(5 + t), d) for t in range(4)]
             at_, w_ = int64(10), int64(11)
             entry = builder.block
@@ -310,7 +320,7 @@ if HAVE_NUMBA:
             k = builder.phi(i64)
             k.add_incoming(ir.Constant(i64, 0), entry)
             sums = []
-            for _ in range(4):
+            for _ in range(count):
                 phi = builder.phi(vec)
                 phi.add_incoming(ir.Constant(vec, [0.0] * TILE), entry)
                 sums.append(phi)
@@ -325,23 +335,25 @@ if HAVE_NUMBA:
                 lanes = builder.insert_element(lanes, value(cols[lane]), ir.Constant(i32, lane))
             splat = ir.Constant(ir.VectorType(i32, TILE), [0] * TILE)
             after = []
-            for t in range(4):
+            for t in range(count):
                 x = builder.insert_element(ir.Constant(vec, ir.Undefined), value(rows[t]), ir.Constant(i32, 0))
                 x = builder.shuffle_vector(x, ir.Constant(vec, ir.Undefined), splat)
                 after.append(builder.fadd(sums[t], builder.fmul(x, lanes)))
             k.add_incoming(builder.add(k, ir.Constant(i64, 1)), builder.block)
-            for t in range(4):
+            for t in range(count):
                 sums[t].add_incoming(after[t], builder.block)
             builder.branch(header)
             builder.position_at_end(done)
-            for t in range(4):
+            for t in range(count):
                 where = builder.gep(out.data, [builder.add(at_, builder.mul(ir.Constant(i64, t), w_))])
                 builder.store(sums[t], builder.bitcast(where, vec.as_pointer()), align=8)
             return context.get_dummy_value()
 
         return sig, codegen
+
+    _tile1, _tile2, _tile3, _tile4 = (_make_tile(count) for count in (1, 2, 3, 4))
 else:  # pragma: no cover - without numba the kernels are never called
-    _tile = _tile_reference
+    _tile1 = _tile2 = _tile3 = _tile4 = _tile_reference
 
 
 @njit(cache=True, nogil=True)
@@ -350,9 +362,10 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
 
     Each dot product is the plain left-to-right sum over the dimensions, as it always was: the
     same operations in the same order for every cosine, so the scores are bit-identical
-    (``benchmarks/fingerprint.py``).  They are computed in 4 x 4 tiles by :func:`_tile`, whose
-    vector lanes each add their own products in dimension order; a side of fewer than a multiple
-    of four tokens is padded with repeats of its last one (computed, then ignored).  ``acc``:
+    (``benchmarks/fingerprint.py``).  They are computed in tiles of up to 4 rows by 4 columns
+    (``_tile4``, and ``_tile1``-``_tile3`` for a text's last 1-3 rows), whose vector lanes each add
+    their own products in dimension order; a reference of fewer than a multiple of four tokens is
+    padded with repeats of its last one (computed, then ignored).  ``acc``:
     scratch for the padded tiles, ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
@@ -365,8 +378,18 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
         r2 = rows_p[min(i + 2, last_p)]
         r3 = rows_p[min(i + 3, last_p)]
         for j in range(0, n, TILE):
-            _tile(units, r0, r1, r2, r3, rows_r[j], rows_r[min(j + 1, last_r)], rows_r[min(j + 2, last_r)],
-                  rows_r[min(j + 3, last_r)], acc, i * w + j, w)
+            c0 = rows_r[j]
+            c1 = rows_r[min(j + 1, last_r)]
+            c2 = rows_r[min(j + 2, last_r)]
+            c3 = rows_r[min(j + 3, last_r)]
+            if i + 4 <= m:
+                _tile4(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
+            elif i + 3 == m:
+                _tile3(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
+            elif i + 2 == m:
+                _tile2(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
+            else:
+                _tile1(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
     for i in range(m):
         for j in range(n):
             if rows_p[i] == rows_r[j]:
