@@ -9,6 +9,8 @@ collector paused; CPU time rather than wall-clock because the machine may be sha
   encode             ``backend.encode`` on them (tokenise included: vocabulary lookup, unit rows)
   masses             ``token_masses`` (norm * corpus IDF)
   score_pairs        ``scoring.score_pairs`` (flattening, compiled kernel, POT fallbacks)
+    of which cosines the kernel's ``_cosines`` alone on every pair it solves
+    of which simplex ``_simplex`` after them on every pair of 2+ tokens a side
   other              whole - encode - masses - score_pairs (input checks, dedup, result dict)
 
     python benchmarks/static_stages.py            # 20,000 names, 2,000 sentences, best of 5
@@ -43,6 +45,50 @@ def cpu_time(func: Callable[[], object], repeat: int) -> float:
     return best
 
 
+_HARNESS = None
+
+
+def _kernel_harness():
+    """A compiled loop over the pairs running the kernel's own steps up to ``stage`` (1: cosines,
+    2: and the simplex), so that their CPU time can be read apart from the rest of the kernel."""
+    global _HARNESS
+    if _HARNESS is None:
+        from numba import njit
+
+        from wrd_score import transport
+
+        cosines, simplex, same_bag = transport._cosines, transport._simplex, transport._same_bag
+
+        @njit
+        def harness(units, rows, mass, offsets, pairs, stage):
+            size = 2
+            for t in range(offsets.shape[0] - 1):
+                size = max(size, offsets[t + 1] - offsets[t])
+            cells = min(size * size, transport.MAX_CELLS)
+            cos, C, x = np.empty(cells), np.empty(cells), np.empty(cells)
+            basic = np.empty(cells, dtype=np.bool_)
+            acc = np.empty(cells + 6 * size + 9)
+            u, v, alpha, beta = np.empty(size), np.empty(size), np.empty(size), np.empty(size)
+            row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
+            queue, parent = np.empty(2 * size, dtype=np.int64), np.empty(2 * size, dtype=np.int64)
+            path_i, path_j = np.empty(2 * size, dtype=np.int64), np.empty(2 * size, dtype=np.int64)
+            for k in range(pairs.shape[0]):
+                a, b = pairs[k, 0], pairs[k, 1]
+                rp, rr = rows[offsets[a]:offsets[a + 1]], rows[offsets[b]:offsets[b + 1]]
+                mp, mr = mass[offsets[a]:offsets[a + 1]], mass[offsets[b]:offsets[b + 1]]
+                m, n = rp.shape[0], rr.shape[0]
+                if m == 0 or n == 0 or m * n > cells or (m == n and same_bag(rp, rr, mp, mr, a == b, queue, parent)):
+                    continue
+                cm, Cm = cos[:m * n].reshape((m, n)), C[:m * n].reshape((m, n))
+                cosines(units, rp, rr, 0.0, cm, Cm, acc)
+                if stage >= 2 and m > 1 and n > 1:
+                    simplex(mp, mr, Cm, m, n, x[:m * n].reshape((m, n)), basic[:m * n].reshape((m, n)), u, v,
+                            row_seen, col_seen, queue, parent, path_i, path_j, alpha, beta, 50 * (m + n) * (m + n))
+
+        _HARNESS = harness
+    return _HARNESS
+
+
 def stages(pairs: speed.Pairs, scorer_kwargs: dict, repeat: int) -> Dict[str, float]:
     from wrd_score import WRDScorer
     from wrd_score.scoring import score_pairs
@@ -65,6 +111,16 @@ def stages(pairs: speed.Pairs, scorer_kwargs: dict, repeat: int) -> Dict[str, fl
         "masses": cpu_time(lambda: token_masses(enc.norms, enc.tokens, o.weights, scorer.corpus_idf), repeat),
         "score_pairs": cpu_time(lambda: score_pairs(enc, texts, rows, masses, o.variant, o.clip_negative, 1), repeat),
     }
+    from wrd_score.scoring import _flatten_texts
+
+    flat_rows, flat_mass, offsets = _flatten_texts(enc.spans, masses)
+    units = np.ascontiguousarray(enc.units, dtype=np.float64)
+    harness = _kernel_harness()
+    harness(units, flat_rows, flat_mass, offsets, rows, 2)  # compile
+    cos_only = cpu_time(lambda: harness(units, flat_rows, flat_mass, offsets, rows, 1), repeat)
+    with_simplex = cpu_time(lambda: harness(units, flat_rows, flat_mass, offsets, rows, 2), repeat)
+    out["  of which cosines"] = cos_only
+    out["  of which simplex"] = max(with_simplex - cos_only, 0.0)
     out["other"] = out["whole score()"] - out["encode (tokenise included)"] - out["masses"] - out["score_pairs"]
     return out
 
