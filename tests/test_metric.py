@@ -186,3 +186,15 @@ def test_default_embedding_ships_with_the_package():
     assert os.path.isfile(path) and os.path.getsize(path) <= 40 * 1024 * 1024
     digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
     assert f"sha256:{digest[:12]}" in score(["a"], ["b"])["signature"]
+
+
+def test_repeated_texts_and_several_references_score_as_one_pair_at_a_time():
+    # score() numbers the distinct texts of a call once (first appearance, predictions then
+    # references) and reads every pair through that numbering: each example must get its own texts.
+    preds = ["getCount", "size", "getCount", "", "x_y", "size"]
+    refs = [["get_count", "size"], "getCount", ["size", "getCount", "size"], "  ", ["x", "getCount"], "getSize"]
+    out = WRDScorer().score(preds, refs)
+    for i, (p, r) in enumerate(zip(preds, refs)):
+        one = WRDScorer().score([p], [r])
+        for key in ("precision", "recall", "f1", "best_reference"):
+            assert out[key][i] == one[key][0], (i, key)

@@ -221,6 +221,35 @@ def test_scorer_num_threads_option_and_empty_texts():
     assert not any(np.isnan(one["f1"]))
 
 
+@needs_numba
+@pytest.mark.parametrize("d", [1, 7, 484])
+def test_kernel_cosines_are_the_plain_ordered_sums(d):
+    # Scores are pinned bit for bit (benchmarks/fingerprint.py): every cosine must be the plain sum
+    # over the dimensions in order, from 0.0, one product then one addition at a time, also where the
+    # kernel's 4 x 4 vector tiles pad a side to a multiple of 4 with repeats of its last token.
+    rng = np.random.default_rng(d)
+    units = rng.standard_normal((30, d))
+    units /= np.linalg.norm(units, axis=1)[:, None]
+    shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10)]
+    checked = 0
+    for m, n in shapes:
+        rows_p = rng.integers(0, 30, size=m).astype(np.int64)
+        rows_r = rng.integers(0, 30, size=n).astype(np.int64)
+        rows_r[0] = rows_p[-1]  # an equal row: exactly 1
+        for lo in (0.0, -1.0):
+            cos, C = np.empty((m, n)), np.empty((m, n))
+            acc = np.empty((m + 3) * (n + 3))
+            transport._cosines(units, rows_p, rows_r, lo, cos, C, acc)
+            for i in range(m):
+                for j in range(n):
+                    total = 0.0
+                    for k in range(d):
+                        total += float(units[rows_p[i], k]) * float(units[rows_r[j], k])
+                    want = 1.0 if rows_p[i] == rows_r[j] else min(max(total, lo), 1.0)
+                    assert cos[i, j] == want and C[i, j] == 1.0 - want, (m, n, i, j, cos[i, j], want)
+                    checked += 1
+    assert checked == 2 * sum(m * n for m, n in shapes)
+
 def test_works_without_numba():
     # The pure NumPy/POT path (numba missing) gives the same scores as the compiled one.
     code = (

@@ -81,3 +81,22 @@ def test_cli_corpus_idf(with_table, run_cli):
                            "--weights", "corpus-idf", "--json")
     assert code == 0 and json.loads(out) == WRDScorer(embedding=with_table, weights="corpus-idf").score(
         ["get count"], ["size"])
+
+
+def test_idf_masses_read_the_table_as_calling_it_does():
+    # token_masses reads IDFTable's dict directly (a speed path): the values must stay idf(token),
+    # the default for unseen tokens, and a subclass's own __call__ must still be honoured.
+    from wrd_score.weights import IDFTable, fit_idf, token_masses
+
+    table = fit_idf([["get", "count"], ["get", "size"]])
+    tokens = ["get", "size", "unseen", "count"]
+    norms = np.array([2.0, 0.5, 1.0, 3.0])
+    want = np.array([table(t) for t in tokens]) * norms
+    assert token_masses(norms, tokens, "norm*idf", table).tolist() == want.tolist()
+
+    class Doubled(IDFTable):
+        def __call__(self, token):
+            return 2 * super().__call__(token)
+
+    doubled = Doubled(table.weights, table.default, table.n_documents, table.source)
+    assert token_masses(norms, tokens, "idf", doubled).tolist() == [2 * table(t) for t in tokens]

@@ -371,8 +371,11 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
     flat_rows, flat_mass, offsets = _flatten_texts(enc.spans, masses)
     # Equal texts share an id (the reference's "text_p == text_r" shortcut); so do token-less texts
     # equal after strip() (the reference scores those 1).
-    first: dict = {}
-    text_id = np.fromiter(map(first.setdefault, texts, range(len(texts))), dtype=np.int64, count=len(texts))
+    first = dict(zip(texts, range(len(texts))))  # a text's last index: the same for equal texts
+    if len(first) == len(texts):  # distinct texts (WRDScorer.score passes them so): no lookups
+        text_id = np.arange(len(texts), dtype=np.int64)
+    else:
+        text_id = np.fromiter(map(first.__getitem__, texts), dtype=np.int64, count=len(texts))
     empty_id = np.full(len(texts), -1, dtype=np.int64)
     stripped: dict = {}
     for t in np.flatnonzero(np.diff(offsets) == 0):

@@ -258,163 +258,151 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
     return False
 
 
+#: Lanes of one tile of :func:`_cosines`: 4 reference tokens side by side in a vector register.
+TILE = 4
+
+
+def _tile_reference(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w):  # pragma: no cover - the compiled twin runs
+    """What the compiled ``_tile4`` computes, in Python: the 4 x 4 dot products of rows ``r0..r3``
+    with rows ``c0..c3`` of ``units``, each summed from 0.0 over the dimensions in order, one
+    product then one addition at a time, stored at ``acc[at + t * w + lane]``."""
+    d = units.shape[1]
+    for t, row in enumerate((r0, r1, r2, r3)):
+        for lane, col in enumerate((c0, c1, c2, c3)):
+            total = 0.0
+            for k in range(d):
+                total += units[row, k] * units[col, k]
+            acc[at + t * w + lane] = total
+
+
+if HAVE_NUMBA:
+    from llvmlite import ir
+    from numba import types
+    from numba.extending import intrinsic
+
+    def _make_tile(count):
+        """An intrinsic computing the first ``count`` rows of :func:`_tile_reference` (the others are
+        left as they were): the last rows of a text of ``4k + count`` tokens, without the work of
+        repeating one."""
+
+        @intrinsic
+        def tile(typingctx, units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w):
+            return _tile_typed(count, units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w)
+
+        return tile
+
+    def _tile_typed(count, units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w):
+        """:func:`_tile_reference` in LLVM vector code: one ``<4 x double>`` sum per row ``r0..r3``,
+        whose lanes are the columns ``c0..c3`` (their values gathered dimension by dimension).  Each
+        lane adds its products in dimension order from 0.0 with a plain multiply then add (no fused
+        multiply-add, no reassociation): the operations of a scalar loop, so the same bits, with 16
+        sums in flight in four registers.  An intrinsic because numba runs LLVM's loop vectoriser
+        only (not the SLP vectoriser that would pack independent sums), and that may not reorder a sum."""
+        arrays_ok = all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
+                        for a in (units, acc))
+        if not arrays_ok or units.ndim != 2 or acc.ndim != 1:
+            return None
+        sig = types.none(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w)
+
+        def codegen(context, builder, signature, args):
+            f64, i64, i32 = ir.DoubleType(), ir.IntType(64), ir.IntType(32)
+            vec = ir.VectorType(f64, TILE)
+            kinds = signature.args
+            table = context.make_array(kinds[0])(context, builder, args[0])
+            out = context.make_array(kinds[9])(context, builder, args[9])
+
+            def int64(i):
+                return context.cast(builder, args[i], kinds[i], types.int64)
+
+            d = builder.extract_value(table.shape, 1)
+            rows = [builder.mul(int64(1 + t), d) for t in range(count)]
+            cols = [builder.mul(int64(5 + t), d) for t in range(4)]
+            at_, w_ = int64(10), int64(11)
+            entry = builder.block
+            header = builder.append_basic_block("tile.header")
+            body = builder.append_basic_block("tile.body")
+            done = builder.append_basic_block("tile.done")
+            builder.branch(header)
+            builder.position_at_end(header)
+            k = builder.phi(i64)
+            k.add_incoming(ir.Constant(i64, 0), entry)
+            sums = []
+            for _ in range(count):
+                phi = builder.phi(vec)
+                phi.add_incoming(ir.Constant(vec, [0.0] * TILE), entry)
+                sums.append(phi)
+            builder.cbranch(builder.icmp_signed("<", k, d), body, done)
+            builder.position_at_end(body)
+
+            def value(start):
+                return builder.load(builder.gep(table.data, [builder.add(start, k)]), typ=f64)
+
+            lanes = ir.Constant(vec, ir.Undefined)
+            for lane in range(TILE):
+                lanes = builder.insert_element(lanes, value(cols[lane]), ir.Constant(i32, lane))
+            splat = ir.Constant(ir.VectorType(i32, TILE), [0] * TILE)
+            after = []
+            for t in range(count):
+                x = builder.insert_element(ir.Constant(vec, ir.Undefined), value(rows[t]), ir.Constant(i32, 0))
+                x = builder.shuffle_vector(x, ir.Constant(vec, ir.Undefined), splat)
+                after.append(builder.fadd(sums[t], builder.fmul(x, lanes)))
+            k.add_incoming(builder.add(k, ir.Constant(i64, 1)), builder.block)
+            for t in range(count):
+                sums[t].add_incoming(after[t], builder.block)
+            builder.branch(header)
+            builder.position_at_end(done)
+            for t in range(count):
+                where = builder.gep(out.data, [builder.add(at_, builder.mul(ir.Constant(i64, t), w_))])
+                builder.store(sums[t], builder.bitcast(where, vec.as_pointer()), align=8)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    _tile1, _tile2, _tile3, _tile4 = (_make_tile(count) for count in (1, 2, 3, 4))
+else:  # pragma: no cover - without numba the kernels are never called
+    _tile1 = _tile2 = _tile3 = _tile4 = _tile_reference
+
+
 @njit(cache=True, nogil=True)
-def _cosines(units, rows_p, rows_r, lo, cos, C, todo, RT_buf):
+def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
     """``cos[i, j]`` (clipped to ``[lo, 1]``, exactly 1 for equal rows) and ``C = 1 - cos``.
 
-    Each dot product is the plain left-to-right sum over the dimensions, as it always was, but four
-    cells are summed side by side so that their additions overlap in the CPU instead of each
-    waiting on the one before: the same operations in the same order for every cosine, so the
-    scores are bit-identical (``benchmarks/fingerprint.py``), and the kernel about 1.3-1.8x faster at
-    384 dimensions (numba emits scalar code here either way: no fused multiply-add, no vector sums
-    that would reorder).  ``todo``: scratch for cell indices; ``RT_buf``: for the transposed rows."""
+    Each dot product is the plain left-to-right sum over the dimensions, as it always was: the
+    same operations in the same order for every cosine, so the scores are bit-identical
+    (``benchmarks/fingerprint.py``).  They are computed in tiles of up to 4 rows by 4 columns
+    (``_tile4``, and ``_tile1``-``_tile3`` for a text's last 1-3 rows), whose vector lanes each add
+    their own products in dimension order; a reference of fewer than a multiple of four tokens is
+    padded with repeats of its last one (computed, then ignored).  ``acc``:
+    scratch for the padded tiles, ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
-    d = units.shape[1]
-    # Texts of 4+ tokens: 4 x 4 tiles, so that each value loaded serves four cosines and sixteen
-    # sums are in flight (the reference rows are copied transposed, their four values adjacent);
-    # each cosine still sums its own products in dimension order.  Other cells go four at a time.
-    m4 = m - m % 4 if m >= 4 and n >= 4 else 0
-    n4 = n - n % 4 if m4 else 0
-    if m4:
-        RT = RT_buf[:d * n4].reshape((d, n4))
-        for j in range(n4):
-            b = units[rows_r[j]]
-            for k in range(d):
-                RT[k, j] = b[k]
-        for i in range(0, m4, 4):
-            a0 = units[rows_p[i]]
-            a1 = units[rows_p[i + 1]]
-            a2 = units[rows_p[i + 2]]
-            a3 = units[rows_p[i + 3]]
-            for j in range(0, n4, 4):
-                c00 = c01 = c02 = c03 = 0.0
-                c10 = c11 = c12 = c13 = 0.0
-                c20 = c21 = c22 = c23 = 0.0
-                c30 = c31 = c32 = c33 = 0.0
-                for k in range(d):
-                    r0 = RT[k, j]
-                    r1 = RT[k, j + 1]
-                    r2 = RT[k, j + 2]
-                    r3 = RT[k, j + 3]
-                    x = a0[k]
-                    c00 += x * r0
-                    c01 += x * r1
-                    c02 += x * r2
-                    c03 += x * r3
-                    x = a1[k]
-                    c10 += x * r0
-                    c11 += x * r1
-                    c12 += x * r2
-                    c13 += x * r3
-                    x = a2[k]
-                    c20 += x * r0
-                    c21 += x * r1
-                    c22 += x * r2
-                    c23 += x * r3
-                    x = a3[k]
-                    c30 += x * r0
-                    c31 += x * r1
-                    c32 += x * r2
-                    c33 += x * r3
-                cos[i, j] = c00
-                cos[i, j + 1] = c01
-                cos[i, j + 2] = c02
-                cos[i, j + 3] = c03
-                cos[i + 1, j] = c10
-                cos[i + 1, j + 1] = c11
-                cos[i + 1, j + 2] = c12
-                cos[i + 1, j + 3] = c13
-                cos[i + 2, j] = c20
-                cos[i + 2, j + 1] = c21
-                cos[i + 2, j + 2] = c22
-                cos[i + 2, j + 3] = c23
-                cos[i + 3, j] = c30
-                cos[i + 3, j + 1] = c31
-                cos[i + 3, j + 2] = c32
-                cos[i + 3, j + 3] = c33
-    count = 0
-    for q in range(m * n):  # equal rows get exactly 1 below: no dot product for them
-        if (q // n >= m4 or q % n >= n4) and rows_p[q // n] != rows_r[q % n]:
-            todo[count] = q
-            count += 1
-    t = 0
-    while t + 4 <= count:  # four cells at a time, in row-major order (they may span rows)
-        q0 = todo[t]
-        q1 = todo[t + 1]
-        q2 = todo[t + 2]
-        q3 = todo[t + 3]
-        a0 = units[rows_p[q0 // n]]
-        b0 = units[rows_r[q0 % n]]
-        a1 = units[rows_p[q1 // n]]
-        b1 = units[rows_r[q1 % n]]
-        a2 = units[rows_p[q2 // n]]
-        b2 = units[rows_r[q2 % n]]
-        a3 = units[rows_p[q3 // n]]
-        b3 = units[rows_r[q3 % n]]
-        c0 = 0.0
-        c1 = 0.0
-        c2 = 0.0
-        c3 = 0.0
-        for k in range(d):
-            c0 += a0[k] * b0[k]
-            c1 += a1[k] * b1[k]
-            c2 += a2[k] * b2[k]
-            c3 += a3[k] * b3[k]
-        cos[q0 // n, q0 % n] = c0
-        cos[q1 // n, q1 % n] = c1
-        cos[q2 // n, q2 % n] = c2
-        cos[q3 // n, q3 % n] = c3
-        t += 4
-    rest = count - t  # the last one to three cells, still side by side (short texts have few cells)
-    if rest == 3:
-        q0 = todo[t]
-        q1 = todo[t + 1]
-        q2 = todo[t + 2]
-        a0 = units[rows_p[q0 // n]]
-        b0 = units[rows_r[q0 % n]]
-        a1 = units[rows_p[q1 // n]]
-        b1 = units[rows_r[q1 % n]]
-        a2 = units[rows_p[q2 // n]]
-        b2 = units[rows_r[q2 % n]]
-        c0 = 0.0
-        c1 = 0.0
-        c2 = 0.0
-        for k in range(d):
-            c0 += a0[k] * b0[k]
-            c1 += a1[k] * b1[k]
-            c2 += a2[k] * b2[k]
-        cos[q0 // n, q0 % n] = c0
-        cos[q1 // n, q1 % n] = c1
-        cos[q2 // n, q2 % n] = c2
-    elif rest == 2:
-        q0 = todo[t]
-        q1 = todo[t + 1]
-        a0 = units[rows_p[q0 // n]]
-        b0 = units[rows_r[q0 % n]]
-        a1 = units[rows_p[q1 // n]]
-        b1 = units[rows_r[q1 % n]]
-        c0 = 0.0
-        c1 = 0.0
-        for k in range(d):
-            c0 += a0[k] * b0[k]
-            c1 += a1[k] * b1[k]
-        cos[q0 // n, q0 % n] = c0
-        cos[q1 // n, q1 % n] = c1
-    elif rest == 1:
-        q0 = todo[t]
-        a0 = units[rows_p[q0 // n]]
-        b0 = units[rows_r[q0 % n]]
-        c0 = 0.0
-        for k in range(d):
-            c0 += a0[k] * b0[k]
-        cos[q0 // n, q0 % n] = c0
+    w = (n + TILE - 1) // TILE * TILE
+    last_p = m - 1
+    last_r = n - 1
+    for i in range(0, m, 4):
+        r0 = rows_p[i]
+        r1 = rows_p[min(i + 1, last_p)]
+        r2 = rows_p[min(i + 2, last_p)]
+        r3 = rows_p[min(i + 3, last_p)]
+        for j in range(0, n, TILE):
+            c0 = rows_r[j]
+            c1 = rows_r[min(j + 1, last_r)]
+            c2 = rows_r[min(j + 2, last_r)]
+            c3 = rows_r[min(j + 3, last_r)]
+            if i + 4 <= m:
+                _tile4(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
+            elif i + 3 == m:
+                _tile3(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
+            elif i + 2 == m:
+                _tile2(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
+            else:
+                _tile1(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
     for i in range(m):
         for j in range(n):
             if rows_p[i] == rows_r[j]:
                 c = 1.0
             else:
-                c = cos[i, j]
+                c = acc[i * w + j]
                 if c < lo:
                     c = lo
                 elif c > 1.0:
@@ -425,7 +413,7 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, todo, RT_buf):
 
 @njit(cache=True, nogil=True)
 def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf, basic_buf, u, v, W_buf,
-              alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, todo, RT_buf):
+              alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, acc):
     """P, R and a status for one pair with ``m, n >= 1`` that is not an identical-bag pair."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
@@ -435,7 +423,7 @@ def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf,
     x = x_buf[:m * n].reshape((m, n))
     W = W_buf[:m * n].reshape((m, n))
     basic = basic_buf[:m * n].reshape((m, n))
-    _cosines(units, rows_p, rows_r, 0.0 if clip else -1.0, cos, C, todo, RT_buf)
+    _cosines(units, rows_p, rows_r, 0.0 if clip else -1.0, cos, C, acc)
     if m == 1 or n == 1:
         # One feasible plan only: the single token sends/receives everything in proportion.
         for i in range(m):
@@ -547,8 +535,8 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
     x = np.empty(cells)
     W = np.empty(cells)
     basic = np.empty(cells, dtype=np.bool_)
-    todo = np.empty(cells, dtype=np.int64)
-    RT = np.empty(units.shape[1] * size)
+    # _cosines pads both sides to multiples of TILE: (m + 3)(n + 3) <= cells + 6 * size + 9.
+    acc = np.empty(cells + 6 * size + 9)
     u = np.empty(size)
     v = np.empty(size)
     alpha = np.empty(size)
@@ -584,7 +572,7 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
             status[k] = STATUS_FALLBACK
             continue
         p, r, st = _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos, C, x, basic, u, v, W,
-                             alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, todo, RT)
+                             alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, acc)
         out_p[k] = p
         out_r[k] = r
         status[k] = st
@@ -644,6 +632,7 @@ def pair_plan(units: np.ndarray, rows_p: np.ndarray, rows_r: np.ndarray, mass_p:
         return None
     size = max(m, n, 2)
     cells = m * n
+    padded_m, padded_n = -(-m // TILE) * TILE, -(-n // TILE) * TILE  # _cosines' tiles
     buffers = [np.empty(cells) for _ in range(3)]
     x = np.zeros(cells)
     W = np.empty(cells)
@@ -655,7 +644,7 @@ def pair_plan(units: np.ndarray, rows_p: np.ndarray, rows_r: np.ndarray, mass_p:
                              np.asarray(rows_r, dtype=np.int64), np.ascontiguousarray(mass_p, dtype=np.float64),
                              np.ascontiguousarray(mass_r, dtype=np.float64), variant == "paper", bool(clip),
                              buffers[0], buffers[1], x, basic, u, v, W, alpha, beta, row_seen, col_seen, queue,
-                             parent, path_i, path_j, np.empty(cells, dtype=np.int64), np.empty(np.shape(units)[1] * n))
+                             parent, path_i, path_j, np.empty(padded_m * padded_n))
     if status != STATUS_OK:
         return None
     return float(p), float(r), x.reshape(m, n)

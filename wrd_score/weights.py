@@ -18,6 +18,7 @@ import json
 import math
 import weakref
 from collections import Counter
+from itertools import repeat
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -218,7 +219,9 @@ def token_masses(norms: np.ndarray, tokens: Sequence[str], scheme: str, idf: Opt
         return np.asarray(norms, dtype=np.float64).copy()
     if idf is None:
         raise ValueError(f"weights={scheme!r} needs an IDF table")
-    idf_values = np.fromiter((idf(t) for t in tokens), dtype=np.float64, count=len(tokens))
+    # idf(t) for each token, as C-level dict lookups (a Python call per token cost more than the rest).
+    values = map(idf.weights.get, tokens, repeat(idf.default)) if type(idf) is IDFTable else map(idf, tokens)
+    idf_values = np.fromiter(values, dtype=np.float64, count=len(tokens))
     if scheme in ("idf", "corpus-idf"):
         return idf_values
     if scheme in ("norm*idf", "norm*corpus-idf"):
