@@ -220,6 +220,25 @@ def test_a_texts_vectors_do_not_depend_on_its_batch_or_the_thread_count():
         torch.set_num_threads(threads)
 
 
+def test_unpadded_batches_run_without_a_mask_and_give_the_masked_bits(hf, monkeypatch):
+    # A batch of one length has no padding, so _forward_all passes no attention mask (a little
+    # faster); the states must be the bits a mask of ones gives, or scores would have changed.
+    import torch
+
+    seen = []
+    forward = hf.model.forward
+    monkeypatch.setattr(hf.model, "forward", lambda *a, **k: seen.append(k.get("attention_mask")) or forward(*a, **k))
+    batch = [ids for ids in hf.tokenizer(MIXED)["input_ids"] if len(ids) == len(hf.tokenizer(MIXED[0])["input_ids"])]
+    assert len(batch) >= 2
+    got = hf.hidden(batch, (hf.n_layers,))
+    assert seen == [None]
+    monkeypatch.undo()
+    with torch.inference_mode():
+        ids = torch.tensor(batch + [batch[0]] * ((-len(batch)) % 4))
+        want = hf.model(input_ids=ids, attention_mask=torch.ones_like(ids)).last_hidden_state[:len(batch)]
+    assert np.array_equal(got, want.numpy())
+
+
 def test_contextual_chunks_give_one_call_exactly():
     from wrd_score.stream import score_chunked
 
