@@ -420,6 +420,9 @@ def test_uncached_hub_name_fails_fast_without_downloading():
     ({"backend": "contextual", "max_length": 4}, ValueError, "max_length"),
     ({"backend": "contextual", "trust_remote_code": "yes"}, TypeError, "trust_remote_code"),
     ({"backend": "contextual", "model": 3}, TypeError, "model"),
+    ({"backend": "contextual", "runtime": "tensorrt"}, ValueError, "runtime must be one of"),
+    ({"backend": "contextual", "runtime": "onnx", "dtype": "float16"}, ValueError, "runtime='onnx' runs float32"),
+    ({"backend": "contextual", "runtime": "onnx", "device": "cuda"}, ValueError, "runtime='onnx' runs float32"),
     ({"model": "default", "layer": 3}, ValueError, "only to backend='contextual'"),
 ])
 def test_bad_options(options, exc, match):
@@ -463,3 +466,47 @@ def test_transport_node_cap_counts_every_contextual_occurrence(monkeypatch):
     with pytest.raises(ValueError, match=r"references\[0\]\[0\] has 11 transport nodes"):
         WRDScorer(backend="contextual").score(["cat"], [text])
     assert WRDScorer().score(["cat"], [text])["f1"] == [1.0]
+
+
+# ----------------------------------------------------------------------------- runtime="onnx"
+@pytest.fixture(scope="module")
+def onnx_cache(tmp_path_factory):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("WRDSCORE_CACHE", str(tmp_path_factory.mktemp("cache")))
+        yield os.environ["WRDSCORE_CACHE"]
+
+
+STS = ["A plane is taking off.", "An air plane is taking off.", "A man is playing a large flute.",
+       "A man is spreading shreded cheese on a pizza.", "Three men are playing chess.",
+       "A man is playing the cello.", "Some men are fighting.", "A man is smoking."]
+
+
+@pytest.mark.parametrize("layer", [None, 3, "2,4"])
+def test_onnx_runtime_scores_within_1e5_of_torch_and_says_so(onnx_cache, layer):
+    preds, refs = STS + MIXED[:8], MIXED[8:16] + STS[::-1]
+    torch_run = WRDScorer(backend="contextual", device="cpu", layer=layer).score(preds, refs)
+    onnx_run = WRDScorer(backend="contextual", device="cpu", layer=layer, runtime="onnx").score(preds, refs)
+    for key in ("precision", "recall", "f1"):
+        assert np.max(np.abs(np.asarray(onnx_run[key]) - np.asarray(torch_run[key]))) < 1e-5
+    assert "|rt:onnx|" in onnx_run["signature"] and "rt:" not in torch_run["signature"]
+    assert os.listdir(os.path.join(onnx_cache, "onnx"))  # exported once, kept for the next process
+
+
+def test_onnx_runtime_vectors_do_not_depend_on_the_batch(onnx_cache):
+    together = ContextualBackend(device="cpu", runtime="onnx", progress=False).encode(MIXED)
+    want = [together.units[span] for span in together.spans]
+    alone = _alone(ContextualBackend(device="cpu", runtime="onnx", batch_size=1, progress=False), MIXED)
+    assert all(np.array_equal(a, b) for a, b in zip(alone, want))
+
+
+def test_onnx_runtime_without_onnxruntime_names_the_extra(monkeypatch, onnx_cache):
+    import sys
+
+    from wrd_score.backends.contextual import load_model
+
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    monkeypatch.setattr(load_model("default", "cpu"), "_sessions", {})
+    with pytest.raises(ImportError, match=r"onnxruntime is not installed.*\[onnx\]"):
+        ContextualBackend(device="cpu", runtime="onnx", layer=5, progress=False).encode(["a plane"])
