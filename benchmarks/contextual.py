@@ -11,6 +11,8 @@ layer (the last, 6: what moverscore_v2 uses) and the same batch size (64) on the
 * ``wrdscore``: ``WRDScorer(backend="contextual", layer=6, batch_size=64).score(...)`` with the
   backend's memo cleared before each run (every run encodes from scratch); its encoder time is
   measured inside the call, the rest is transport and P/R (the "transport share");
+* ``wrdscore_onnx`` (when onnxruntime is installed): the same with ``runtime="onnx"`` (ONNX Runtime on CPU; its
+  export is made before the rounds); its largest F1 difference from ``wrdscore`` is printed too;
 * ``floor``: the encoder forward pass alone over the distinct sentences (length-sorted batches of
   64, the deepest layer only): what any embedding metric on this model must pay;
 * with ``--cli``, two more: ``cli_chunked``, ``wrdscore score -q -c C -r R --backend contextual`` run in this
@@ -190,36 +192,50 @@ def main(argv=None) -> int:
 
         contestants["moverscore"] = run_moverscore
 
+    def wrd_runner(scorer) -> Callable[[], Dict[str, float]]:
+        backend = scorer.backend
+        backend.progress = False
+        scorer.score(preds[:4], refs[:4])  # warm-up (and, for runtime="onnx", the export)
+        real_encode = backend.encode
+
+        def run_wrdscore() -> Dict[str, float]:
+            backend._memo_key, backend._memo = None, None  # encode from scratch every run
+            spent = {"total": 0.0, "cpu": 0.0}
+
+            def timed_encode(texts, *a, **k):
+                t = _clock()
+                try:
+                    return real_encode(texts, *a, **k)
+                finally:
+                    for key, value in _since(t).items():
+                        spent[key] += value
+
+            backend.encode = timed_encode
+            try:
+                t0 = _clock()
+                scorer.score(preds, refs)
+                out = _since(t0)
+            finally:
+                del backend.encode  # back to the class method
+            out.update(encode=spent["total"], encode_cpu=spent["cpu"], transport=out["total"] - spent["total"],
+                       transport_cpu=out["cpu"] - spent["cpu"])
+            return out
+        return run_wrdscore
+
     scorer = WRDScorer(backend="contextual", layer=args.layer, batch_size=args.batch_size, device=args.device)
     backend = scorer.backend
-    backend.progress = False
-    scorer.score(preds[:4], refs[:4])  # warm-up
-    real_encode = backend.encode
-
-    def run_wrdscore() -> Dict[str, float]:
-        backend._memo_key, backend._memo = None, None  # encode from scratch every run
-        spent = {"total": 0.0, "cpu": 0.0}
-
-        def timed_encode(texts, *a, **k):
-            t = _clock()
-            try:
-                return real_encode(texts, *a, **k)
-            finally:
-                for key, value in _since(t).items():
-                    spent[key] += value
-
-        backend.encode = timed_encode
-        try:
-            t0 = _clock()
-            scorer.score(preds, refs)
-            out = _since(t0)
-        finally:
-            del backend.encode  # back to the class method
-        out.update(encode=spent["total"], encode_cpu=spent["cpu"], transport=out["total"] - spent["total"],
-                   transport_cpu=out["cpu"] - spent["cpu"])
-        return out
-
-    contestants["wrdscore"] = run_wrdscore
+    contestants["wrdscore"] = wrd_runner(scorer)
+    onnx_gap = None
+    try:
+        import onnxruntime  # noqa: F401 - only to know whether the contestant can run
+    except ImportError:
+        print("wrdscore_onnx skipped: onnxruntime is not installed (pip install onnxruntime onnx)")
+    else:
+        onnx_scorer = WRDScorer(backend="contextual", layer=args.layer, batch_size=args.batch_size,
+                                device=args.device, runtime="onnx")
+        contestants["wrdscore_onnx"] = wrd_runner(onnx_scorer)
+        onnx_gap = float(np.max(np.abs(np.asarray(onnx_scorer.score(preds, refs)["f1"])
+                                       - np.asarray(scorer.score(preds, refs)["f1"]))))
 
     loaded = backend.loaded
     tok = loaded.tokenizer
@@ -297,6 +313,10 @@ def main(argv=None) -> int:
         if "moverscore" in times:
             print(f"[{label}] wrdscore throughput / moverscore throughput: {med('moverscore', key) / ours:.2f}x "
                   "(target >= 1.8x)")
+        if "wrdscore_onnx" in times:
+            onnx = med("wrdscore_onnx", key)
+            print(f"[{label}] wrdscore_onnx throughput / bert_score throughput: {med('bert_score', key) / onnx:.2f}x "
+                  f"(target >= 1.3x); / wrdscore (torch): {ours / onnx:.2f}x")
         part = "transport" if key == "total" else "transport_cpu"
         share = statistics.median(t[part] / t[key] for t in times["wrdscore"])
         print(f"[{label}] transport (+ P/R, IDF, aggregation) share of wrdscore time: {100 * share:.1f}% "
@@ -309,6 +329,8 @@ def main(argv=None) -> int:
             if name in times:
                 print(f"[{label}] {name} time / one library call: {med(name, key) / ours:.2f}x (target <= 1.10x); "
                       f"{name} throughput / bert_score: {med('bert_score', key) / med(name, key):.2f}x")
+    if onnx_gap is not None:
+        print(f"wrdscore_onnx F1 differs from wrdscore (torch) by at most {onnx_gap:.2e} on these pairs")
     return 0
 
 

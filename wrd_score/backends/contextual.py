@@ -611,7 +611,7 @@ class ContextualBackend:
             spans.append(np.arange(start, len(tokens), dtype=np.int64))
         dim = self.loaded.config.hidden_size if hasattr(self.loaded.config, "hidden_size") else (
             states[0].vectors.shape[1] if states else 0)
-        vectors = np.concatenate(rows_vec).astype(np.float64) if tokens else np.zeros((0, dim))
+        vectors = np.concatenate(rows_vec).astype(np.float64, copy=False) if tokens else np.zeros((0, dim))
         norms = np.linalg.norm(vectors, axis=1)
         zero = norms <= 1e-12
         units = np.divide(vectors, norms[:, None], out=np.zeros_like(vectors), where=~zero[:, None])
