@@ -270,7 +270,7 @@ def test_chunks_encode_what_one_call_encodes(monkeypatch, stream):
     loaded = scorer.backend.loaded
     encoded = []
     real = loaded.hidden
-    monkeypatch.setattr(loaded, "hidden", lambda batch, layers: encoded.append(len(batch)) or real(batch, layers))
+    monkeypatch.setattr(loaded, "hidden", lambda batch, *rest: encoded.append(len(batch)) or real(batch, *rest))
     for size in (2, 3, 5):
         encoded.clear()
         scorer.backend._memo_key = None
@@ -315,9 +315,9 @@ def test_each_distinct_text_is_encoded_once(monkeypatch):
     seen = []
     real = scorer.backend.loaded.hidden
 
-    def spy(batch, layers):
+    def spy(batch, *rest):
         seen.extend(tuple(ids) for ids in batch)
-        return real(batch, layers)
+        return real(batch, *rest)
 
     monkeypatch.setattr(scorer.backend.loaded, "hidden", spy)
     scorer.backend._memo_key = None
