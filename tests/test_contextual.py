@@ -510,3 +510,18 @@ def test_onnx_runtime_without_onnxruntime_names_the_extra(monkeypatch, onnx_cach
     monkeypatch.setattr(load_model("default", "cpu"), "_sessions", {})
     with pytest.raises(ImportError, match=r"onnxruntime is not installed.*\[onnx\]"):
         ContextualBackend(device="cpu", runtime="onnx", layer=5, progress=False).encode(["a plane"])
+
+
+def test_onnx_runtime_rebuilds_a_damaged_cached_export(onnx_cache):
+    from wrd_score.backends.contextual import load_model
+
+    loaded = load_model("default", "cpu")
+    texts = ["a plane is taking off", "a man plays the cello"]
+    want = ContextualBackend(device="cpu", runtime="onnx", layer=4, progress=False).encode(texts).units
+    folder = os.path.join(onnx_cache, "onnx")
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), "wb") as handle:
+            handle.write(b"not an onnx graph")
+    loaded._sessions.clear()
+    got = ContextualBackend(device="cpu", runtime="onnx", layer=4, progress=False).encode(texts).units
+    assert np.array_equal(got, want)

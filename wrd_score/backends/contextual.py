@@ -341,12 +341,19 @@ class _LoadedModel:
             if folder is None:
                 folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="wrdscore-onnx-"))
             path = os.path.join(folder, file)
-            if not os.path.isfile(path):
+            cached = os.path.isfile(path)
+            if not cached:
                 self._export_onnx(path, truncate, all_states)
             options = ort.SessionOptions()
             options.intra_op_num_threads = torch.get_num_threads()
             options.inter_op_num_threads = 1
-            session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+            try:
+                session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+            except Exception:  # noqa: BLE001 - onnxruntime's own error types; a damaged cached file is rebuilt once
+                if not cached:
+                    raise
+                self._export_onnx(path, truncate, all_states)
+                session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
         self._sessions[(keep, all_states)] = session
         return session
 
