@@ -501,14 +501,16 @@ def test_onnx_runtime_vectors_do_not_depend_on_the_batch(onnx_cache):
     assert all(np.array_equal(a, b) for a, b in zip(alone, want))
 
 
-def test_onnx_runtime_without_onnxruntime_names_the_extra(monkeypatch, onnx_cache):
+@pytest.mark.parametrize("module", ["onnxruntime", "onnx"])
+def test_onnx_runtime_without_its_packages_names_the_extra(monkeypatch, onnx_cache, tmp_path, module):
     import sys
 
     from wrd_score.backends.contextual import load_model
 
-    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    monkeypatch.setitem(sys.modules, module, None)
+    monkeypatch.setenv("WRDSCORE_CACHE", str(tmp_path))  # nothing exported yet: the export needs onnx
     monkeypatch.setattr(load_model("default", "cpu"), "_sessions", {})
-    with pytest.raises(ImportError, match=r"onnxruntime is not installed.*\[onnx\]"):
+    with pytest.raises(ImportError, match=module + r" is not installed.*\[onnx\]"):
         ContextualBackend(device="cpu", runtime="onnx", layer=5, progress=False).encode(["a plane"])
 
 

@@ -362,6 +362,8 @@ class _LoadedModel:
 
         import torch
 
+        require("onnx", "onnx")  # torch.onnx.export writes through it; without it, its own deep error
+
         class Encoder(torch.nn.Module):
             def __init__(self, model):
                 super().__init__()
