@@ -11,6 +11,8 @@ layer (the last, 6: what moverscore_v2 uses) and the same batch size (64) on the
 * ``wrdscore``: ``WRDScorer(backend="contextual", layer=6, batch_size=64).score(...)`` with the
   backend's memo cleared before each run (every run encodes from scratch); its encoder time is
   measured inside the call, the rest is transport and P/R (the "transport share");
+* ``wrdscore_onnx`` (when onnxruntime is installed): the same with ``runtime="onnx"`` (ONNX Runtime on CPU; its
+  export is made before the rounds); its largest F1 difference from ``wrdscore`` is printed too;
 * ``floor``: the encoder forward pass alone over the distinct sentences (length-sorted batches of
   64, the deepest layer only): what any embedding metric on this model must pay;
 * with ``--cli``, two more: ``cli_chunked``, ``wrdscore score -q -c C -r R --backend contextual`` run in this
@@ -27,6 +29,8 @@ Usage::
 
     python benchmarks/contextual.py            # 2,000 pairs, 3 rounds
     python benchmarks/contextual.py --quick    # 200 pairs, 1 round (smoke test)
+    python benchmarks/contextual.py --threads 1 --profile wrdscore,bert_score   # where one run's time goes
+    python benchmarks/contextual.py --threads 1 --forward-variants   # attention mask / implementation, timed
 
 moverscore needs ``pip install --no-deps moverscore==1.0.3 pyemd==1.1.0``; without it that
 contestant is skipped and said so.
@@ -125,6 +129,55 @@ def read_pairs(n: int) -> Tuple[List[str], List[str]]:
     return preds, refs
 
 
+def forward_variants(backend, texts: List[str], rounds: int) -> int:
+    """CPU time of the forward pass over ``backend``'s own batches of ``texts`` (one token length each,
+    the row rule's copies included) in three forms, and whether each gives the default's bits."""
+    import itertools
+    import math
+
+    import torch
+
+    from wrd_score.backends.contextual import ROW_MULTIPLE
+
+    loaded = backend.loaded
+    ids = loaded.tokenizer(texts, add_special_tokens=True, verbose=False)["input_ids"]
+    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    inputs = []
+    for width, group in itertools.groupby(order, key=lambda i: len(ids[i])):
+        group = [ids[i] for i in group]
+        for start in range(0, len(group), backend.batch_size):
+            batch = group[start:start + backend.batch_size]
+            batch += [batch[0]] * ((-len(batch)) % (ROW_MULTIPLE // math.gcd(width, ROW_MULTIPLE)))
+            inputs.append(torch.tensor(batch))
+
+    def run(mask: bool) -> List[np.ndarray]:
+        with torch.inference_mode():
+            return [loaded.model(input_ids=x, attention_mask=torch.ones_like(x) if mask else None)
+                    .last_hidden_state.numpy() for x in inputs]
+
+    variants = {"sdpa, mask of ones": ("sdpa", True), "sdpa, no mask (default)": ("sdpa", False),
+                "eager, no mask": ("eager", False)}
+    model, default = loaded.model, loaded.model.config._attn_implementation
+    reference = run(False)
+    took: Dict[str, List[float]] = {name: [] for name in variants}
+    gaps: Dict[str, float] = {}
+    try:
+        for _ in range(max(rounds, 1)):
+            for name, (implementation, mask) in variants.items():
+                model.set_attn_implementation(implementation)
+                t0 = time.process_time()
+                out = run(mask)
+                took[name].append(time.process_time() - t0)
+                gaps[name] = max(float(np.abs(a - b).max()) for a, b in zip(out, reference))
+    finally:
+        model.set_attn_implementation(default)
+    print(f"{len(inputs)} batches, {sum(x.numel() for x in inputs)} token rows; CPU s, median of {rounds}:")
+    for name in variants:
+        print(f"  {name:>24}: {statistics.median(took[name]):.2f} s; largest difference from the default "
+              f"{gaps[name]:.1e}{' (same bits)' if gaps[name] == 0 else ''}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=2000)
@@ -141,6 +194,12 @@ def main(argv=None) -> int:
                         help="--chunk-size of cli_chunked (default: a quarter of --pairs)")
     parser.add_argument("--skip", default="",
                         help="comma-separated contestants not to run (e.g. moverscore,floor: shorter runs)")
+    parser.add_argument("--profile", default="",
+                        help="instead of the rounds, run these contestants (comma-separated) once each under cProfile "
+                             "and print where their time went")
+    parser.add_argument("--forward-variants", action="store_true",
+                        help="instead of the rounds, time the torch forward pass over WRDScore's batches with a mask "
+                             "of ones, with no mask (the default) and with eager attention, and compare their bits")
     args = parser.parse_args(argv)
     if args.quick:
         args.pairs, args.rounds = 200, 1
@@ -190,36 +249,48 @@ def main(argv=None) -> int:
 
         contestants["moverscore"] = run_moverscore
 
+    def wrd_runner(scorer) -> Callable[[], Dict[str, float]]:
+        backend = scorer.backend
+        backend.progress = False
+        scorer.score(preds[:4], refs[:4])  # warm-up (and, for runtime="onnx", the export)
+        real_encode = backend.encode
+
+        def run_wrdscore() -> Dict[str, float]:
+            backend._memo_key, backend._memo = None, None  # encode from scratch every run
+            spent = {"total": 0.0, "cpu": 0.0}
+
+            def timed_encode(texts, *a, **k):
+                t = _clock()
+                try:
+                    return real_encode(texts, *a, **k)
+                finally:
+                    for key, value in _since(t).items():
+                        spent[key] += value
+
+            backend.encode = timed_encode
+            try:
+                t0 = _clock()
+                scorer.score(preds, refs)
+                out = _since(t0)
+            finally:
+                del backend.encode  # back to the class method
+            out.update(encode=spent["total"], encode_cpu=spent["cpu"], transport=out["total"] - spent["total"],
+                       transport_cpu=out["cpu"] - spent["cpu"])
+            return out
+        return run_wrdscore
+
     scorer = WRDScorer(backend="contextual", layer=args.layer, batch_size=args.batch_size, device=args.device)
     backend = scorer.backend
-    backend.progress = False
-    scorer.score(preds[:4], refs[:4])  # warm-up
-    real_encode = backend.encode
-
-    def run_wrdscore() -> Dict[str, float]:
-        backend._memo_key, backend._memo = None, None  # encode from scratch every run
-        spent = {"total": 0.0, "cpu": 0.0}
-
-        def timed_encode(texts, *a, **k):
-            t = _clock()
-            try:
-                return real_encode(texts, *a, **k)
-            finally:
-                for key, value in _since(t).items():
-                    spent[key] += value
-
-        backend.encode = timed_encode
-        try:
-            t0 = _clock()
-            scorer.score(preds, refs)
-            out = _since(t0)
-        finally:
-            del backend.encode  # back to the class method
-        out.update(encode=spent["total"], encode_cpu=spent["cpu"], transport=out["total"] - spent["total"],
-                   transport_cpu=out["cpu"] - spent["cpu"])
-        return out
-
-    contestants["wrdscore"] = run_wrdscore
+    contestants["wrdscore"] = wrd_runner(scorer)
+    onnx_scorer = None
+    try:
+        import onnxruntime  # noqa: F401 - only to know whether the contestant can run
+    except ImportError:
+        print("wrdscore_onnx skipped: onnxruntime is not installed (pip install onnxruntime onnx)")
+    else:
+        onnx_scorer = WRDScorer(backend="contextual", layer=args.layer, batch_size=args.batch_size,
+                                device=args.device, runtime="onnx")
+        contestants["wrdscore_onnx"] = wrd_runner(onnx_scorer)
 
     loaded = backend.loaded
     tok = loaded.tokenizer
@@ -274,6 +345,21 @@ def main(argv=None) -> int:
             sys.exit(f"--skip: {name!r} is not a contestant that can be skipped")
         del contestants[name]
 
+    if args.forward_variants:
+        return forward_variants(scorer.backend, distinct, args.rounds)
+    if args.profile:
+        import cProfile
+        import pstats
+
+        for name in args.profile.split(","):
+            if name not in contestants:
+                sys.exit(f"--profile: {name!r} is not a contestant (choose from {', '.join(contestants)})")
+            profile = cProfile.Profile()
+            took = profile.runcall(contestants[name])
+            print(f"\n{name}: {took['total']:.2f} s wall, {took['cpu']:.2f} s CPU under cProfile; by own time:")
+            pstats.Stats(profile).sort_stats("tottime").print_stats(14)
+        return 0
+
     times: Dict[str, List[Dict[str, float]]] = {name: [] for name in contestants}
     for r in range(args.rounds):
         for name, fn in contestants.items():
@@ -297,6 +383,10 @@ def main(argv=None) -> int:
         if "moverscore" in times:
             print(f"[{label}] wrdscore throughput / moverscore throughput: {med('moverscore', key) / ours:.2f}x "
                   "(target >= 1.8x)")
+        if "wrdscore_onnx" in times:
+            onnx = med("wrdscore_onnx", key)
+            print(f"[{label}] wrdscore_onnx throughput / bert_score throughput: {med('bert_score', key) / onnx:.2f}x "
+                  f"(target >= 1.3x); / wrdscore (torch): {ours / onnx:.2f}x")
         part = "transport" if key == "total" else "transport_cpu"
         share = statistics.median(t[part] / t[key] for t in times["wrdscore"])
         print(f"[{label}] transport (+ P/R, IDF, aggregation) share of wrdscore time: {100 * share:.1f}% "
@@ -309,6 +399,9 @@ def main(argv=None) -> int:
             if name in times:
                 print(f"[{label}] {name} time / one library call: {med(name, key) / ours:.2f}x (target <= 1.10x); "
                       f"{name} throughput / bert_score: {med('bert_score', key) / med(name, key):.2f}x")
+    if "wrdscore_onnx" in times:
+        gap = np.max(np.abs(np.asarray(onnx_scorer.score(preds, refs)["f1"]) - np.asarray(scorer.score(preds, refs)["f1"])))
+        print(f"wrdscore_onnx F1 differs from wrdscore (torch) by at most {gap:.2e} on these pairs")
     return 0
 
 

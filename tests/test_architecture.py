@@ -312,7 +312,8 @@ def test_options_show_the_allowed_values_their_pipeline_modules_own():
 
     values = {f.name: f.metadata["values"] for f in fields(Options)}
     owners = {"variant": transport.VARIANTS, "backend": backends.BACKENDS, "weights": weights.WEIGHTS,
-              "embedding": embeddings.NAMED_EMBEDDINGS, "oov": static.OOV_POLICIES, "pooling": contextual.POOLINGS}
+              "embedding": embeddings.NAMED_EMBEDDINGS, "oov": static.OOV_POLICIES, "pooling": contextual.POOLINGS,
+              "runtime": contextual.RUNTIMES}
     for name, owned in owners.items():
         assert values[name] is owned, name
     derived = {"tokenizer": {n: t.meaning for n, t in tokenize.TOKENIZERS.items()},

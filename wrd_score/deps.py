@@ -24,6 +24,7 @@ EXTRAS = {
     "glove": "the GloVe 6B 50d embedding",
     "torchmetrics": "the torchmetrics metric for torch.distributed and Lightning (torch, torchmetrics)",
     "ray": "scoring Ray datasets with an actor pool (ray[data])",
+    "onnx": "the contextual backend's runtime='onnx' (onnxruntime, onnx)",
 }
 
 

@@ -162,7 +162,8 @@ class WRDScorer:
             backend = ContextualBackend(
                 model=options.model, layer=options.layer, pooling=options.pooling, tokenizer=options.tokenizer,
                 device=options.device, dtype=options.dtype, batch_size=options.batch_size,
-                max_length=options.max_length, stride=options.stride, trust_remote_code=options.trust_remote_code)
+                max_length=options.max_length, stride=options.stride, trust_remote_code=options.trust_remote_code,
+                runtime=options.runtime)
             with cls._cache_lock:
                 backend = cls._backend_cache.setdefault(key, backend)
         if options.backend == "static":

@@ -11,7 +11,7 @@ command line's flags and ``wrdscore validate``'s metric specs).
 The allowed values of an option and their meanings are owned by the pipeline step that implements
 them (``VARIANTS`` in :mod:`wrd_score.transport`, ``TOKENIZERS`` in :mod:`wrd_score.tokenize`,
 ``WEIGHTS`` in :mod:`wrd_score.weights`, ``NAMED_EMBEDDINGS`` and ``EMBEDDING_FORMATS`` in
-:mod:`wrd_score.embeddings`, ``BACKENDS``, ``OOV_POLICIES``, ``POOLINGS``, ``DTYPES`` in :mod:`wrd_score.backends`); the fields below read
+:mod:`wrd_score.embeddings`, ``BACKENDS``, ``OOV_POLICIES``, ``POOLINGS``, ``RUNTIMES``, ``DTYPES`` in :mod:`wrd_score.backends`); the fields below read
 them, so a value a step accepts is the value every surface shows.
 
 Groups: ``metric`` options apply to every backend; ``static`` ones only to ``backend="static"``
@@ -31,7 +31,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .backends import BACKENDS
-from .backends.contextual import DTYPES, POOLINGS, parse_layers, validate_contextual_options
+from .backends.contextual import DTYPES, POOLINGS, RUNTIMES, parse_layers, validate_contextual_options
 from .backends.static import OOV_POLICIES
 from .embeddings import EMBEDDING_FORMATS, NAMED_EMBEDDINGS
 from .tokenize import TOKENIZERS
@@ -126,6 +126,7 @@ class Options:
                                     group="contextual")
     trust_remote_code: bool = _option(False, "contextual: let transformers run code shipped with the model",
                                       group="contextual")
+    runtime: str = _option("torch", "contextual: what runs the encoder", group="contextual", values=RUNTIMES)
 
     def validate(self) -> "Options":
         """The resolved options, every value checked: options marked ``preset`` that were not given

@@ -6,6 +6,7 @@ sentences; the model is loaded once per process (the backend's model cache).
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 
@@ -219,6 +220,25 @@ def test_a_texts_vectors_do_not_depend_on_its_batch_or_the_thread_count():
         torch.set_num_threads(threads)
 
 
+def test_unpadded_batches_run_without_a_mask_and_give_the_masked_bits(hf, monkeypatch):
+    # A batch of one length has no padding, so _forward_all passes no attention mask (a little
+    # faster); the states must be the bits a mask of ones gives, or scores would have changed.
+    import torch
+
+    seen = []
+    forward = hf.model.forward
+    monkeypatch.setattr(hf.model, "forward", lambda *a, **k: seen.append(k.get("attention_mask")) or forward(*a, **k))
+    batch = [ids for ids in hf.tokenizer(MIXED)["input_ids"] if len(ids) == len(hf.tokenizer(MIXED[0])["input_ids"])]
+    assert len(batch) >= 2
+    got = hf.hidden(batch, (hf.n_layers,))
+    assert seen == [None]
+    monkeypatch.undo()
+    with torch.inference_mode():
+        ids = torch.tensor(batch + [batch[0]] * ((-len(batch)) % 4))
+        want = hf.model(input_ids=ids, attention_mask=torch.ones_like(ids)).last_hidden_state[:len(batch)]
+    assert np.array_equal(got, want.numpy())
+
+
 def test_contextual_chunks_give_one_call_exactly():
     from wrd_score.stream import score_chunked
 
@@ -250,7 +270,7 @@ def test_chunks_encode_what_one_call_encodes(monkeypatch, stream):
     loaded = scorer.backend.loaded
     encoded = []
     real = loaded.hidden
-    monkeypatch.setattr(loaded, "hidden", lambda batch, layers: encoded.append(len(batch)) or real(batch, layers))
+    monkeypatch.setattr(loaded, "hidden", lambda batch, *rest: encoded.append(len(batch)) or real(batch, *rest))
     for size in (2, 3, 5):
         encoded.clear()
         scorer.backend._memo_key = None
@@ -295,9 +315,9 @@ def test_each_distinct_text_is_encoded_once(monkeypatch):
     seen = []
     real = scorer.backend.loaded.hidden
 
-    def spy(batch, layers):
+    def spy(batch, *rest):
         seen.extend(tuple(ids) for ids in batch)
-        return real(batch, layers)
+        return real(batch, *rest)
 
     monkeypatch.setattr(scorer.backend.loaded, "hidden", spy)
     scorer.backend._memo_key = None
@@ -399,6 +419,9 @@ def test_uncached_hub_name_fails_fast_without_downloading():
     ({"backend": "contextual", "max_length": 4}, ValueError, "max_length"),
     ({"backend": "contextual", "trust_remote_code": "yes"}, TypeError, "trust_remote_code"),
     ({"backend": "contextual", "model": 3}, TypeError, "model"),
+    ({"backend": "contextual", "runtime": "tensorrt"}, ValueError, "runtime must be one of"),
+    ({"backend": "contextual", "runtime": "onnx", "dtype": "float16"}, ValueError, "runtime='onnx' runs float32"),
+    ({"backend": "contextual", "runtime": "onnx", "device": "cuda"}, ValueError, "runtime='onnx' runs float32"),
     ({"model": "default", "layer": 3}, ValueError, "only to backend='contextual'"),
 ])
 def test_bad_options(options, exc, match):
@@ -442,3 +465,64 @@ def test_transport_node_cap_counts_every_contextual_occurrence(monkeypatch):
     with pytest.raises(ValueError, match=r"references\[0\]\[0\] has 11 transport nodes"):
         WRDScorer(backend="contextual").score(["cat"], [text])
     assert WRDScorer().score(["cat"], [text])["f1"] == [1.0]
+
+
+# ----------------------------------------------------------------------------- runtime="onnx"
+@pytest.fixture(scope="module")
+def onnx_cache(tmp_path_factory):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("WRDSCORE_CACHE", str(tmp_path_factory.mktemp("cache")))
+        yield os.environ["WRDSCORE_CACHE"]
+
+
+STS = ["A plane is taking off.", "An air plane is taking off.", "A man is playing a large flute.",
+       "A man is spreading shreded cheese on a pizza.", "Three men are playing chess.",
+       "A man is playing the cello.", "Some men are fighting.", "A man is smoking."]
+
+
+@pytest.mark.parametrize("layer", [None, 3, "2,4"])
+def test_onnx_runtime_scores_within_1e5_of_torch_and_says_so(onnx_cache, layer):
+    preds, refs = STS + MIXED[:8], MIXED[8:16] + STS[::-1]
+    torch_run = WRDScorer(backend="contextual", device="cpu", layer=layer).score(preds, refs)
+    onnx_run = WRDScorer(backend="contextual", device="cpu", layer=layer, runtime="onnx").score(preds, refs)
+    for key in ("precision", "recall", "f1"):
+        assert np.max(np.abs(np.asarray(onnx_run[key]) - np.asarray(torch_run[key]))) < 1e-5
+    assert "|rt:onnx|" in onnx_run["signature"] and "rt:" not in torch_run["signature"]
+    assert os.listdir(os.path.join(onnx_cache, "onnx"))  # exported once, kept for the next process
+
+
+def test_onnx_runtime_vectors_do_not_depend_on_the_batch(onnx_cache):
+    together = ContextualBackend(device="cpu", runtime="onnx", progress=False).encode(MIXED)
+    want = [together.units[span] for span in together.spans]
+    alone = _alone(ContextualBackend(device="cpu", runtime="onnx", batch_size=1, progress=False), MIXED)
+    assert all(np.array_equal(a, b) for a, b in zip(alone, want))
+
+
+@pytest.mark.parametrize("module", ["onnxruntime", "onnx"])
+def test_onnx_runtime_without_its_packages_names_the_extra(monkeypatch, onnx_cache, tmp_path, module):
+    import sys
+
+    from wrd_score.backends.contextual import load_model
+
+    monkeypatch.setitem(sys.modules, module, None)
+    monkeypatch.setenv("WRDSCORE_CACHE", str(tmp_path))  # nothing exported yet: the export needs onnx
+    monkeypatch.setattr(load_model("default", "cpu"), "_sessions", {})
+    with pytest.raises(ImportError, match=module + r" is not installed.*\[onnx\]"):
+        ContextualBackend(device="cpu", runtime="onnx", layer=5, progress=False).encode(["a plane"])
+
+
+def test_onnx_runtime_rebuilds_a_damaged_cached_export(onnx_cache):
+    from wrd_score.backends.contextual import load_model
+
+    loaded = load_model("default", "cpu")
+    texts = ["a plane is taking off", "a man plays the cello"]
+    want = ContextualBackend(device="cpu", runtime="onnx", layer=4, progress=False).encode(texts).units
+    folder = os.path.join(onnx_cache, "onnx")
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), "wb") as handle:
+            handle.write(b"not an onnx graph")
+    loaded._sessions.clear()
+    got = ContextualBackend(device="cpu", runtime="onnx", layer=4, progress=False).encode(texts).units
+    assert np.array_equal(got, want)

@@ -39,6 +39,7 @@ __all__ = [
     "DEFAULT_LAYER",
     "POOLINGS",
     "DTYPES",
+    "RUNTIMES",
     "parse_layers",
     "quiet_transformers",
     "resolve_model_path",
@@ -59,6 +60,14 @@ POOLINGS = {
     "wordpiece": "the model's word pieces (as BERTScore)",
 }
 DTYPES = ("float32", "float16", "bfloat16")
+#: What runs the encoder: torch (the default) or ONNX Runtime on CPU (an export of the same model,
+#: cached under :func:`onnx_cache_dir`; scores within 1e-5 of torch's, not the same bits).
+#: What runs the encoder (``runtime=``): value -> meaning.
+RUNTIMES = {
+    "torch": "PyTorch (the reference)",
+    "onnx": "ONNX Runtime, float32 on CPU (the onnx extra); faster on CPU, scores within 1e-5 of torch's, "
+            "exported once to the user's cache; signature rt:onnx",
+}
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 # Keep a call's hidden states for the next call on the same texts (compare() scores several
 # metrics on one encoding) only while they are small: 2**26 floats = 256 MiB.
@@ -115,7 +124,8 @@ def parse_layers(layer: Any) -> Tuple[int, ...]:
 
 
 def validate_contextual_options(*, model: Any, layer: Any, pooling: Any, device: Any, dtype: Any,
-                                batch_size: Any, max_length: Any, stride: Any, trust_remote_code: Any) -> None:
+                                batch_size: Any, max_length: Any, stride: Any, trust_remote_code: Any,
+                                runtime: Any = "torch") -> None:
     """Check the contextual options without loading anything (torch is not imported)."""
     if not isinstance(model, (str, os.PathLike)) or not str(model):
         raise TypeError(f"model must be a local path or a Hugging Face name (str), got {model!r}")
@@ -135,6 +145,11 @@ def validate_contextual_options(*, model: Any, layer: Any, pooling: Any, device:
             raise ValueError(f"{name} must be >= {low}, got {value}")
     if not isinstance(trust_remote_code, bool):
         raise TypeError(f"trust_remote_code must be True or False, got {trust_remote_code!r}")
+    if runtime not in RUNTIMES:
+        raise ValueError(f"runtime must be one of {list(RUNTIMES)}, got {runtime!r}")
+    if runtime == "onnx" and (device not in ("auto", "cpu") or dtype != "float32"):
+        raise ValueError(f"runtime='onnx' runs float32 on the CPU; got device={device!r}, dtype={dtype!r} "
+                         "(use runtime='torch' for those)")
 
 
 def resolve_model_path(model: Union[str, os.PathLike]) -> str:
@@ -214,6 +229,7 @@ class _LoadedModel:
         self.max_length = min(limits) if limits else 512
         self._layers_attr = self._find_layer_list()
         self._top_is_last = self._check_top_is_last()
+        self._sessions: Dict[Tuple[int, bool], Any] = {}  # ONNX Runtime, per (blocks kept, all states)
 
     def _find_layer_list(self) -> Optional[Tuple[Any, str]]:
         """The module list of transformer blocks, if truncating it gives the same hidden states.
@@ -257,13 +273,15 @@ class _LoadedModel:
         top = self._forward_all(probe, None, all_states=False)[0]
         return bool(torch.allclose(states[-1], top, atol=1e-6))
 
-    def _forward_all(self, batch: List[List[int]], truncate: Optional[Tuple[Any, str, int]], all_states: bool = True):
+    def _forward_all(self, batch: List[List[int]], truncate: Optional[Tuple[Any, str, int]], all_states: bool = True,
+                     runtime: str = "torch"):
         """``hidden_states`` of one padded batch, or with ``all_states=False`` just the top one."""
         import torch
 
         n = len(batch)
         width = max(len(ids) for ids in batch)
-        if all(len(ids) == width for ids in batch):
+        uniform = all(len(ids) == width for ids in batch)
+        if uniform:
             # MKL's float32 GEMM gives a row the same bits whatever the other rows and the thread
             # count only when the rows of the product (sequences x length) are a multiple of 4;
             # with fewer, threads split them another way and a text's vectors would depend on how
@@ -271,28 +289,121 @@ class _LoadedModel:
             # Copies of the first sequence fill the product; their rows are dropped.
             copies = (-n) % (ROW_MULTIPLE // math.gcd(width, ROW_MULTIPLE))
             batch = list(batch) + [batch[0]] * copies
-        input_ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(batch), width), dtype=torch.long)
-        for i, ids in enumerate(batch):
-            input_ids[i, :len(ids)] = torch.as_tensor(ids, dtype=torch.long)
-            mask[i, :len(ids)] = 1
-        input_ids = input_ids.to(self.device)
-        mask = mask.to(self.device)
-        original = None
-        if truncate is not None:
-            owner, attr, keep = truncate
-            original = getattr(owner, attr)
-            setattr(owner, attr, torch.nn.ModuleList(list(original)[:keep]))
-        try:
-            with torch.inference_mode():
-                out = self.model(input_ids=input_ids, attention_mask=mask, output_hidden_states=all_states)
-        finally:
-            if original is not None:
-                setattr(owner, attr, original)
+        if uniform:
+            # No padding, so no attention mask: the model then builds none, and SDPA gives the same
+            # bits as with a mask of ones (tests/test_contextual.py checks), a little faster.
+            input_ids, mask = torch.tensor(batch, dtype=torch.long).to(self.device), None
+        else:
+            input_ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for i, ids in enumerate(batch):
+                input_ids[i, :len(ids)] = torch.as_tensor(ids, dtype=torch.long)
+                mask[i, :len(ids)] = 1
+            input_ids, mask = input_ids.to(self.device), mask.to(self.device)
+        if runtime == "onnx":
+            if not uniform:
+                raise ValueError("runtime='onnx' encodes batches of one length only (the backend makes no others)")
+            session = self._onnx_session(truncate, all_states)
+            states = tuple(torch.from_numpy(h) for h in session.run(None, {"input_ids": input_ids.numpy()}))
+            return tuple(h[:n] for h in states) if len(batch) > n else states
+        with self._truncated(truncate), torch.inference_mode():
+            out = self.model(input_ids=input_ids, attention_mask=mask, output_hidden_states=all_states)
         states = out.hidden_states if all_states else (out.last_hidden_state,)
         return tuple(h[:n] for h in states) if len(batch) > n else states
 
-    def hidden(self, batch: List[List[int]], layers: Tuple[int, ...]) -> np.ndarray:
+    @contextlib.contextmanager
+    def _truncated(self, truncate: Optional[Tuple[Any, str, int]]):
+        """The model cut after ``truncate``'s first blocks, for the block (``None``: whole)."""
+        import torch
+
+        if truncate is None:
+            yield
+            return
+        owner, attr, keep = truncate
+        original = getattr(owner, attr)
+        setattr(owner, attr, torch.nn.ModuleList(list(original)[:keep]))
+        try:
+            yield
+        finally:
+            setattr(owner, attr, original)
+
+    def _onnx_session(self, truncate: Optional[Tuple[Any, str, int]], all_states: bool):
+        """An ONNX Runtime session on this model (cut after ``truncate``'s blocks), exported once.
+
+        The export is cached in :func:`onnx_cache_dir`, named by the model's fingerprint, the blocks
+        kept, the outputs and the torch version (a model without a fingerprint is exported afresh).
+        Batches are of one length, so the graph takes token ids only (no mask).  It runs on as many
+        threads as torch has when the session opens.  A text's vectors do not depend on its batch
+        (tests/test_contextual.py checks); 1 and 2 threads gave the same bits on the development
+        machine, but unlike torch's path that is not a tested guarantee.
+        """
+        import tempfile
+
+        import torch
+
+        keep = truncate[2] if truncate is not None else self.n_layers
+        session = self._sessions.get((keep, all_states))
+        if session is not None:
+            return session
+        ort = require("onnxruntime", "onnx")
+        key = f"{self.name}|{self.fingerprint}|{keep}|{all_states}|torch {torch.__version__}"
+        file = f"{re.sub(r'[^A-Za-z0-9_.-]', '_', self.name)}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.onnx"
+        folder = onnx_cache_dir() if self.fingerprint != "hub-cache" else None
+        with contextlib.ExitStack() as stack:
+            if folder is None:
+                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="wrdscore-onnx-"))
+            path = os.path.join(folder, file)
+            cached = os.path.isfile(path)
+            if not cached:
+                self._export_onnx(path, truncate, all_states)
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = torch.get_num_threads()
+            options.inter_op_num_threads = 1
+            try:
+                session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+            except Exception:  # noqa: BLE001 - onnxruntime's own error types; a damaged cached file is rebuilt once
+                if not cached:
+                    raise
+                self._export_onnx(path, truncate, all_states)
+                session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+        self._sessions[(keep, all_states)] = session
+        return session
+
+    def _export_onnx(self, path: str, truncate: Optional[Tuple[Any, str, int]], all_states: bool) -> None:
+        import warnings
+
+        import torch
+
+        require("onnx", "onnx")  # torch.onnx.export writes through it; without it, its own deep error
+
+        class Encoder(torch.nn.Module):
+            def __init__(self, model):
+                super().__init__()
+                self.model = model  # a submodule: its weights become the graph's initialisers
+
+            def forward(self, input_ids):
+                out = self.model(input_ids=input_ids, output_hidden_states=all_states)
+                return tuple(out.hidden_states) if all_states else out.last_hidden_state
+
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        example = torch.tensor([self.prefix + self.tokenizer("export", add_special_tokens=False)["input_ids"]
+                                + self.suffix] * 2, dtype=torch.long)
+        partial = f"{path}.{os.getpid()}.part"  # written aside, then renamed: no process reads half a file
+        try:
+            with self._truncated(truncate), warnings.catch_warnings(), quiet_transformers():
+                warnings.simplefilter("ignore")  # the tracer's notes on Python control flow it froze
+                n_out = (truncate[2] if truncate is not None else self.n_layers) + 1 if all_states else 1
+                names = [f"h{i}" for i in range(n_out)]
+                torch.onnx.export(Encoder(self.model).eval(), (example,), partial, input_names=["input_ids"],
+                                  output_names=names, opset_version=17, dynamo=False,
+                                  dynamic_axes={"input_ids": {0: "batch", 1: "tokens"},
+                                                **{name: {0: "batch", 1: "tokens"} for name in names}})
+            os.replace(partial, path)
+        finally:
+            if os.path.exists(partial):
+                os.remove(partial)
+
+    def hidden(self, batch: List[List[int]], layers: Tuple[int, ...], runtime: str = "torch") -> np.ndarray:
         """Mean over ``layers`` (non-negative indices of ``hidden_states``) of one padded batch."""
         import torch
 
@@ -306,11 +417,19 @@ class _LoadedModel:
                     and (deepest == self.n_layers or truncate is not None))
         with self.lock:
             if top_only:
-                picked = self._forward_all(batch, truncate, all_states=False)[0]
+                picked = self._forward_all(batch, truncate, all_states=False, runtime=runtime)[0]
             else:
-                states = self._forward_all(batch, truncate)
+                states = self._forward_all(batch, truncate, runtime=runtime)
                 picked = states[layers[0]] if len(layers) == 1 else torch.stack([states[i] for i in layers]).mean(0)
             return picked.float().cpu().numpy()
+
+
+def onnx_cache_dir() -> str:
+    """Where ``runtime="onnx"`` keeps its exports: ``$WRDSCORE_CACHE/onnx``, else the user's cache
+    folder (``$XDG_CACHE_HOME`` or ``~/.cache``) ``/wrd_score/onnx``."""
+    root = os.environ.get("WRDSCORE_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "wrd_score")
+    return os.path.join(root, "onnx")
 
 
 def _find(haystack: List[int], needle: List[int]) -> int:
@@ -414,6 +533,9 @@ class ContextualBackend:
         max_length: window length in model tokens (default: the model's maximum).
         stride: step between windows of a long text (default: half a window).
         trust_remote_code: let transformers run code shipped with the model (off by default).
+        runtime: ``"torch"`` (default) or ``"onnx"``: ONNX Runtime on CPU, float32 (``pip install
+            onnxruntime``; the model is exported once, see ``_LoadedModel._onnx_session``).  Scores
+            stay within 1e-5 of torch's but are not the same bits, so the signature says ``rt:onnx``.
         progress: ``True``/``False`` to force the tqdm bar on/off; ``None`` shows it on a terminal
             for inputs of 10 batches or more.
     """
@@ -423,13 +545,17 @@ class ContextualBackend:
     def __init__(self, model: str = DEFAULT_MODEL, layer: Any = None, pooling: str = "tokenizer",
                  tokenizer: str = "identifier", device: str = "auto", dtype: str = "float32",
                  batch_size: int = 64, max_length: Optional[int] = None, stride: Optional[int] = None,
-                 trust_remote_code: bool = False, progress: Optional[bool] = None) -> None:
+                 trust_remote_code: bool = False, progress: Optional[bool] = None, runtime: str = "torch") -> None:
         validate_contextual_options(model=model, layer=layer, pooling=pooling, device=device, dtype=dtype,
                                     batch_size=batch_size, max_length=max_length, stride=stride,
-                                    trust_remote_code=trust_remote_code)
+                                    trust_remote_code=trust_remote_code, runtime=runtime)
         if tokenizer not in TOKENIZERS:
             raise ValueError(f"tokenizer must be one of {sorted(TOKENIZERS)}, got {tokenizer!r}")
         self.loaded = load_model(model, device, dtype, trust_remote_code)
+        if runtime == "onnx" and self.loaded.device != "cpu":
+            raise ValueError(f"runtime='onnx' runs on the CPU, but device={device!r} chose {self.loaded.device!r}: "
+                             "pass device='cpu'")
+        self.runtime = runtime
         n = self.loaded.n_layers
         layers = []
         for value in parse_layers(layer):
@@ -466,6 +592,8 @@ class ContextualBackend:
                   "layer": layer, "pool": pooling, "window": f"{self.window}/{self.stride}"}
         if self.loaded.dtype != "float32":
             fields["dtype"] = self.loaded.dtype
+        if self.runtime != "torch":
+            fields["rt"] = self.runtime  # another program's floats: recorded only then, so torch's signatures stay
         return fields
 
     def tokenize(self, text: str) -> List[str]:
@@ -510,7 +638,7 @@ class ContextualBackend:
             spans.append(np.arange(start, len(tokens), dtype=np.int64))
         dim = self.loaded.config.hidden_size if hasattr(self.loaded.config, "hidden_size") else (
             states[0].vectors.shape[1] if states else 0)
-        vectors = np.concatenate(rows_vec).astype(np.float64) if tokens else np.zeros((0, dim))
+        vectors = np.concatenate(rows_vec).astype(np.float64, copy=False) if tokens else np.zeros((0, dim))
         norms = np.linalg.norm(vectors, axis=1)
         zero = norms <= 1e-12
         units = np.divide(vectors, norms[:, None], out=np.zeros_like(vectors), where=~zero[:, None])
@@ -629,7 +757,7 @@ class ContextualBackend:
             batches += [same_length[i:i + self.batch_size] for i in range(0, len(same_length), self.batch_size)]
         with self._progress(batches, sum(len(job[3]) for job in jobs)) as bar:
             for batch in batches:
-                hidden = loaded.hidden([jobs[j][3] for j in batch], self.layers)
+                hidden = loaded.hidden([jobs[j][3] for j in batch], self.layers, self.runtime)
                 for row, j in enumerate(batch):
                     outputs[j] = hidden[row, :len(jobs[j][3])]
                 bar.update(len(batch) * len(jobs[batch[0]][3]))
