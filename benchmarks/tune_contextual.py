@@ -83,9 +83,9 @@ def encode_all_layers(backend, texts: List[str]):
 
     loaded = backend.loaded
 
-    def all_layers(batch, layers):
+    def all_layers(batch, layers, runtime="torch"):
         with loaded.lock:
-            states = loaded._forward_all(batch, None)
+            states = loaded._forward_all(batch, None, runtime=runtime)
         stacked = torch.stack(states, dim=2).float().cpu().numpy()  # (batch, seq, layers, d)
         # Flat feature axis: the backend's window stitching expects (batch, seq, features).
         return stacked.reshape(stacked.shape[0], stacked.shape[1], -1)
