@@ -298,3 +298,54 @@ def test_equals_pot_reference_on_real_pairs(shared_data, variant, clip):
 
 
 # --------------------------------------------------- issue 12: bounded problem size on every entry
+
+
+def _dense_potentials(C, basic):
+    """``C_ij = u_i + v_j`` on the basic cells, ``u_0 = 0``, by a breadth-first scan of the dense
+    ``basic`` matrix: what the simplex computed before it kept adjacency lists."""
+    m, n = C.shape
+    u, v = np.full(m, np.nan), np.full(n, np.nan)
+    u[0] = 0.0
+    queue = [0]
+    for node in queue:
+        if node < m:
+            for j in range(n):
+                if basic[node, j] and np.isnan(v[j]):
+                    v[j] = C[node, j] - u[node]
+                    queue.append(m + j)
+        else:
+            for i in range(m):
+                if basic[i, node - m] and np.isnan(u[i]):
+                    u[i] = C[i, node - m] - v[node - m]
+                    queue.append(i)
+    return u, v
+
+
+@needs_numba
+def test_simplex_tree_walk_keeps_the_dense_potentials_and_finds_the_optimum():
+    """The simplex walks its basis by adjacency lists (potentials, the entering cell's cycle): its
+    duals must be bit-equal to the dense scan's on the final basis and its plan a feasible optimum
+    of POT's cost, on random problems, half of them with many tied costs."""
+    import ot
+
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        m, n = (int(k) for k in rng.integers(2, 13, size=2))
+        C = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], size=(m, n)) if trial % 2 else rng.random((m, n))
+        a, b = rng.random(m) + 0.01, rng.random(n) + 0.01
+        a, b = a / a.sum(), b / b.sum()
+        size = max(m, n)
+        x, basic = np.empty((m, n)), np.empty((m, n), dtype=np.bool_)
+        u, v, alpha, beta = (np.empty(size) for _ in range(4))
+        row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
+        queue, parent, path_i, path_j = (np.empty(2 * size, dtype=np.int64) for _ in range(4))
+        tree = np.empty(2 * m * n + 4 * size, dtype=np.int64)
+        assert transport._simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, path_i,
+                                  path_j, alpha, beta, tree, 50 * (m + n) ** 2)
+        assert basic.sum() == m + n - 1
+        dense_u, dense_v = _dense_potentials(C, basic)
+        assert np.array_equal(dense_u, u[:m]) and np.array_equal(dense_v, v[:n])
+        np.testing.assert_allclose(x.sum(axis=1), a, atol=1e-12)
+        np.testing.assert_allclose(x.sum(axis=0), b, atol=1e-12)
+        assert (x >= 0).all() and (C - u[:m, None] - v[None, :n] >= -1e-12).all()
+        assert abs((x * C).sum() - (ot.emd(a, b, C) * C).sum()) < 1e-12
