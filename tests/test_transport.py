@@ -226,11 +226,13 @@ def test_scorer_num_threads_option_and_empty_texts():
 def test_kernel_cosines_are_the_plain_ordered_sums(d):
     # Scores are pinned bit for bit (benchmarks/fingerprint.py): every cosine must be the plain sum
     # over the dimensions in order, from 0.0, one product then one addition at a time, also where the
-    # kernel's 4 x 4 vector tiles pad a side to a multiple of 4 with repeats of its last token.
+    # kernel's 4 x 4 vector tiles pad a side to a multiple of 4 with repeats of its last token, and
+    # where they run transposed.
     rng = np.random.default_rng(d)
     units = rng.standard_normal((30, d))
     units /= np.linalg.norm(units, axis=1)[:, None]
-    shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10)]
+    # (3, 1), (6, 2), (13, 3) and (11, 10) are tiled transposed (the reference side as the rows).
+    shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10), (3, 1), (6, 2), (13, 3)]
     checked = 0
     for m, n in shapes:
         rows_p = rng.integers(0, 30, size=m).astype(np.int64)

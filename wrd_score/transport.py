@@ -401,31 +401,26 @@ else:  # pragma: no cover - without numba the kernels are never called
 
 
 @njit(cache=True, nogil=True)
-def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
-    """``cos[i, j]`` (clipped to ``[lo, 1]``, exactly 1 for equal rows) and ``C = 1 - cos``.
-
-    Each dot product is the plain left-to-right sum over the dimensions, as it always was: the
-    same operations in the same order for every cosine, so the scores are bit-identical
-    (``benchmarks/fingerprint.py``).  They are computed in tiles of up to 4 rows by 4 columns
-    (``_tile4``, and ``_tile1``-``_tile3`` for a text's last 1-3 rows), whose vector lanes each add
-    their own products in dimension order; a reference of fewer than a multiple of four tokens is
-    padded with repeats of its last one (computed, then ignored).  ``acc``:
-    scratch for the padded tiles, ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
-    m = rows_p.shape[0]
-    n = rows_r.shape[0]
+def _dot_tiles(units, rows_a, rows_b, acc):
+    """``acc[i * w + j]`` = the dot product of rows ``rows_a[i]`` and ``rows_b[j]`` of ``units`` for
+    every ``i, j``, in tiles of up to 4 rows by 4 columns (``_tile4``, and ``_tile1``-``_tile3`` for
+    the last 1-3 rows); ``w``, returned, is ``len(rows_b)`` rounded up to a multiple of 4, the
+    missing columns being repeats of the last one (computed, then ignored)."""
+    m = rows_a.shape[0]
+    n = rows_b.shape[0]
     w = (n + TILE - 1) // TILE * TILE
     last_p = m - 1
     last_r = n - 1
     for i in range(0, m, 4):
-        r0 = rows_p[i]
-        r1 = rows_p[min(i + 1, last_p)]
-        r2 = rows_p[min(i + 2, last_p)]
-        r3 = rows_p[min(i + 3, last_p)]
+        r0 = rows_a[i]
+        r1 = rows_a[min(i + 1, last_p)]
+        r2 = rows_a[min(i + 2, last_p)]
+        r3 = rows_a[min(i + 3, last_p)]
         for j in range(0, n, TILE):
-            c0 = rows_r[j]
-            c1 = rows_r[min(j + 1, last_r)]
-            c2 = rows_r[min(j + 2, last_r)]
-            c3 = rows_r[min(j + 3, last_r)]
+            c0 = rows_b[j]
+            c1 = rows_b[min(j + 1, last_r)]
+            c2 = rows_b[min(j + 2, last_r)]
+            c3 = rows_b[min(j + 3, last_r)]
             if i + 4 <= m:
                 _tile4(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
             elif i + 3 == m:
@@ -434,12 +429,37 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
                 _tile2(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
             else:
                 _tile1(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
+    return w
+
+
+@njit(cache=True, nogil=True)
+def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
+    """``cos[i, j]`` (clipped to ``[lo, 1]``, exactly 1 for equal rows) and ``C = 1 - cos``.
+
+    Each dot product is the plain left-to-right sum over the dimensions, as it always was: the
+    same operations in the same order for every cosine, so the scores are bit-identical
+    (``benchmarks/fingerprint.py``).  They are computed by :func:`_dot_tiles`, whose vector lanes
+    each add their own products in dimension order, with the side of fewer padded lanes as the
+    lanes (a product's bits do not depend on the order of its factors, so the transposed tiles
+    hold the same sums): a 1-token reference against a 3-token prediction takes one tile row, not
+    three.  ``acc``: scratch of ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
+    m = rows_p.shape[0]
+    n = rows_r.shape[0]
+    swap = n * ((m + TILE - 1) // TILE) < m * ((n + TILE - 1) // TILE)
+    if swap:
+        w = _dot_tiles(units, rows_r, rows_p, acc)
+        step_i = 1
+        step_j = w
+    else:
+        w = _dot_tiles(units, rows_p, rows_r, acc)
+        step_i = w
+        step_j = 1
     for i in range(m):
         for j in range(n):
             if rows_p[i] == rows_r[j]:
                 c = 1.0
             else:
-                c = acc[i * w + j]
+                c = acc[i * step_i + j * step_j]
                 if c < lo:
                     c = lo
                 elif c > 1.0:
