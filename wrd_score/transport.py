@@ -19,10 +19,11 @@ transport problem exactly with a dense transportation simplex.  Its answer equal
 """
 from __future__ import annotations
 
-import os
 from typing import Optional, Tuple
 
 import numpy as np
+
+from .deps import HAVE_NUMBA, njit
 
 __all__ = ["VARIANTS", "emd_plan", "HAVE_NUMBA", "MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan",
            "compile_kernels"]
@@ -76,20 +77,6 @@ def emd_plan(mass_p: np.ndarray, mass_r: np.ndarray, cost: np.ndarray) -> np.nda
 
 
 # ------------------------------------------------------------------------------ compiled kernels
-try:  # numba is a requirement, but the metric must still work (slowly) without it.
-    if os.environ.get("WRDSCORE_DISABLE_NUMBA"):
-        raise ImportError("disabled by WRDSCORE_DISABLE_NUMBA")
-    from numba import njit
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised by the env-var test in a subprocess
-    HAVE_NUMBA = False
-
-    def njit(*args, **kwargs):  # type: ignore[no-redef]
-        def wrap(func):
-            return func
-        return wrap
-
 
 @njit(cache=True, nogil=True)
 def _tree_views(tree, m, n):
