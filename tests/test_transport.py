@@ -351,3 +351,17 @@ def test_simplex_tree_walk_keeps_the_dense_potentials_and_finds_the_optimum():
         np.testing.assert_allclose(x.sum(axis=0), b, atol=1e-12)
         assert (x >= 0).all() and (C - u[:m, None] - v[None, :n] >= -1e-12).all()
         assert abs((x * C).sum() - (ot.emd(a, b, C) * C).sum()) < 1e-12
+
+
+def test_score_pairs_distinct_flag_changes_nothing_for_distinct_texts():
+    """WRDScorer.score vouches that its texts are distinct (distinct=True skips the dict that
+    checks): the same scores as letting score_pairs find out."""
+    scorer = WRDScorer(num_threads=1)
+    texts = ["getCount", "get_count", "setSize", "", " ", "size of list", "countGet"]
+    enc = scorer.backend.encode(texts)
+    masses = token_masses(enc.norms, enc.tokens, scorer.options.weights, scorer.corpus_idf)
+    pairs = np.array([(i, j) for i in range(len(texts)) for j in range(len(texts))])
+    for variant, clip in CONFIGS:
+        found = score_pairs(enc, texts, pairs, masses, variant, clip)
+        vouched = score_pairs(enc, texts, pairs, masses, variant, clip, distinct=True)
+        assert all(np.array_equal(a, b) for a, b in zip(found, vouched))

@@ -265,7 +265,8 @@ class WRDScorer:
         pairs[:, 0] = pred_rows if one_each else np.repeat(pred_rows, sizes)
         pairs[:, 1] = rows[len(predictions):]
         precision, recall = score_pairs(enc, text_list, pairs, masses, self.options.variant,
-                                        self.options.clip_negative, _thread_count(self.options.num_threads))
+                                        self.options.clip_negative, _thread_count(self.options.num_threads),
+                                        distinct=True)
         f1 = f1_score(precision, recall)
         flat, best = best_of(f1, sizes)
         out_p, out_r, out_f = precision[flat].tolist(), recall[flat].tolist(), f1[flat].tolist()
