@@ -72,6 +72,7 @@ def _kernel_harness():
             row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
             queue, parent = np.empty(2 * size, dtype=np.int64), np.empty(2 * size, dtype=np.int64)
             path_i, path_j = np.empty(2 * size, dtype=np.int64), np.empty(2 * size, dtype=np.int64)
+            tree = np.empty(2 * cells + 4 * size, dtype=np.int64)
             for k in range(pairs.shape[0]):
                 a, b = pairs[k, 0], pairs[k, 1]
                 rp, rr = rows[offsets[a]:offsets[a + 1]], rows[offsets[b]:offsets[b + 1]]
@@ -83,7 +84,7 @@ def _kernel_harness():
                 cosines(units, rp, rr, 0.0, cm, Cm, acc)
                 if stage >= 2 and m > 1 and n > 1:
                     simplex(mp, mr, Cm, m, n, x[:m * n].reshape((m, n)), basic[:m * n].reshape((m, n)), u, v,
-                            row_seen, col_seen, queue, parent, path_i, path_j, alpha, beta, 50 * (m + n) * (m + n))
+                            row_seen, col_seen, queue, parent, path_i, path_j, alpha, beta, tree, 50 * (m + n) * (m + n))
 
         _HARNESS = harness
     return _HARNESS

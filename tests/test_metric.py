@@ -198,3 +198,15 @@ def test_repeated_texts_and_several_references_score_as_one_pair_at_a_time():
         one = WRDScorer().score([p], [r])
         for key in ("precision", "recall", "f1", "best_reference"):
             assert out[key][i] == one[key][0], (i, key)
+
+
+@pytest.mark.parametrize("weights", ["norm*corpus-idf", "idf", "norm*idf"])
+def test_plain_string_references_score_as_one_item_lists(weights):
+    """score() reads plain-string references without a list per item (and fits IDF on the lists
+    only when needed): the same results as the same references given as one-item lists, or mixed."""
+    preds = ["getCount", "setSize", "get_count", "isEmpty", "size"]
+    refs = ["get_count", "size", "getCount", "hasItems", "sizeOf"]
+    scorer = WRDScorer(weights=weights, num_threads=1)
+    plain = scorer.score(preds, refs)
+    assert plain == scorer.score(preds, [[r] for r in refs])
+    assert plain == scorer.score(preds, [[r] if i % 2 else r for i, r in enumerate(refs)])

@@ -18,5 +18,7 @@ def test_transport_node_cap_is_a_clear_error_naming_the_text(monkeypatch):
         s.score(["get", wide], ["get", "size"])
     with pytest.raises(ValueError, match=r"references\[0\]\[1\] has 21 transport nodes"):
         s.score(["get"], [["size", wide]])
+    with pytest.raises(ValueError, match=r"references\[1\]\[0\] has 21 transport nodes"):
+        s.score(["get", "size"], ["get", wide])  # plain strings: no list per item until an error names one
     with pytest.raises(ValueError, match=r"reference has 21 tokens"):
         s.explain("get", wide)

@@ -226,11 +226,13 @@ def test_scorer_num_threads_option_and_empty_texts():
 def test_kernel_cosines_are_the_plain_ordered_sums(d):
     # Scores are pinned bit for bit (benchmarks/fingerprint.py): every cosine must be the plain sum
     # over the dimensions in order, from 0.0, one product then one addition at a time, also where the
-    # kernel's 4 x 4 vector tiles pad a side to a multiple of 4 with repeats of its last token.
+    # kernel's 4 x 4 vector tiles pad a side to a multiple of 4 with repeats of its last token, and
+    # where they run transposed.
     rng = np.random.default_rng(d)
     units = rng.standard_normal((30, d))
     units /= np.linalg.norm(units, axis=1)[:, None]
-    shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10)]
+    # (3, 1), (6, 2), (13, 3) and (11, 10) are tiled transposed (the reference side as the rows).
+    shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10), (3, 1), (6, 2), (13, 3)]
     checked = 0
     for m, n in shapes:
         rows_p = rng.integers(0, 30, size=m).astype(np.int64)
@@ -298,3 +300,68 @@ def test_equals_pot_reference_on_real_pairs(shared_data, variant, clip):
 
 
 # --------------------------------------------------- issue 12: bounded problem size on every entry
+
+
+def _dense_potentials(C, basic):
+    """``C_ij = u_i + v_j`` on the basic cells, ``u_0 = 0``, by a breadth-first scan of the dense
+    ``basic`` matrix: what the simplex computed before it kept adjacency lists."""
+    m, n = C.shape
+    u, v = np.full(m, np.nan), np.full(n, np.nan)
+    u[0] = 0.0
+    queue = [0]
+    for node in queue:
+        if node < m:
+            for j in range(n):
+                if basic[node, j] and np.isnan(v[j]):
+                    v[j] = C[node, j] - u[node]
+                    queue.append(m + j)
+        else:
+            for i in range(m):
+                if basic[i, node - m] and np.isnan(u[i]):
+                    u[i] = C[i, node - m] - v[node - m]
+                    queue.append(i)
+    return u, v
+
+
+@needs_numba
+def test_simplex_tree_walk_keeps_the_dense_potentials_and_finds_the_optimum():
+    """The simplex walks its basis by adjacency lists (potentials, the entering cell's cycle): its
+    duals must be bit-equal to the dense scan's on the final basis and its plan a feasible optimum
+    of POT's cost, on random problems, half of them with many tied costs."""
+    import ot
+
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        m, n = (int(k) for k in rng.integers(2, 13, size=2))
+        C = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], size=(m, n)) if trial % 2 else rng.random((m, n))
+        a, b = rng.random(m) + 0.01, rng.random(n) + 0.01
+        a, b = a / a.sum(), b / b.sum()
+        size = max(m, n)
+        x, basic = np.empty((m, n)), np.empty((m, n), dtype=np.bool_)
+        u, v, alpha, beta = (np.empty(size) for _ in range(4))
+        row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
+        queue, parent, path_i, path_j = (np.empty(2 * size, dtype=np.int64) for _ in range(4))
+        tree = np.empty(2 * m * n + 4 * size, dtype=np.int64)
+        assert transport._simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, path_i,
+                                  path_j, alpha, beta, tree, 50 * (m + n) ** 2)
+        assert basic.sum() == m + n - 1
+        dense_u, dense_v = _dense_potentials(C, basic)
+        assert np.array_equal(dense_u, u[:m]) and np.array_equal(dense_v, v[:n])
+        np.testing.assert_allclose(x.sum(axis=1), a, atol=1e-12)
+        np.testing.assert_allclose(x.sum(axis=0), b, atol=1e-12)
+        assert (x >= 0).all() and (C - u[:m, None] - v[None, :n] >= -1e-12).all()
+        assert abs((x * C).sum() - (ot.emd(a, b, C) * C).sum()) < 1e-12
+
+
+def test_score_pairs_distinct_flag_changes_nothing_for_distinct_texts():
+    """WRDScorer.score vouches that its texts are distinct (distinct=True skips the dict that
+    checks): the same scores as letting score_pairs find out."""
+    scorer = WRDScorer(num_threads=1)
+    texts = ["getCount", "get_count", "setSize", "", " ", "size of list", "countGet"]
+    enc = scorer.backend.encode(texts)
+    masses = token_masses(enc.norms, enc.tokens, scorer.options.weights, scorer.corpus_idf)
+    pairs = np.array([(i, j) for i in range(len(texts)) for j in range(len(texts))])
+    for variant, clip in CONFIGS:
+        found = score_pairs(enc, texts, pairs, masses, variant, clip)
+        vouched = score_pairs(enc, texts, pairs, masses, variant, clip, distinct=True)
+        assert all(np.array_equal(a, b) for a, b in zip(found, vouched))

@@ -7,9 +7,24 @@ bare ``ModuleNotFoundError`` from deep inside a call.
 from __future__ import annotations
 
 import importlib
+import os
 from types import ModuleType
 
-__all__ = ["EXTRAS", "require", "MissingDependency", "install_hint"]
+__all__ = ["EXTRAS", "require", "MissingDependency", "install_hint", "HAVE_NUMBA", "njit"]
+
+try:  # numba is a requirement, but the metric must still work (slowly) without it.
+    if os.environ.get("WRDSCORE_DISABLE_NUMBA"):
+        raise ImportError("disabled by WRDSCORE_DISABLE_NUMBA")
+    from numba import njit
+
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - exercised by the env-var test in a subprocess
+    HAVE_NUMBA = False
+
+    def njit(*args, **kwargs):  # type: ignore[no-redef]
+        def wrap(func):
+            return func
+        return wrap
 
 #: extra -> what it is for (the ``[project.optional-dependencies]`` of pyproject.toml).
 EXTRAS = {

@@ -12,7 +12,7 @@ from itertools import chain, count
 from operator import add
 import threading
 from dataclasses import fields, replace
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -90,11 +90,18 @@ def reference_lists(references: Any) -> List[List[str]]:
     >>> reference_lists([["size", "get_count"], "set_color"])
     [['size', 'get_count'], ['set_color']]
     """
+    return _groups(*_read_references(references))
+
+
+def _read_references(references: Any) -> Tuple[List[str], Optional[List[List[str]]]]:
+    """:func:`reference_lists` as ``(every reference in order, the lists)``, the lists ``None`` when each
+    item is one string: the common case then builds no list per item (at 20,000 method-name pairs
+    the lists and their flattening cost 4% of a whole ``score()``)."""
     if isinstance(references, (str, *_UNORDERED)) or not hasattr(references, "__iter__"):
         raise TypeError(f"references must be a list of strings or of lists of strings, got {type(references).__name__}")
     references = list(references)
     if set(map(type, references)) <= {str}:  # one plain reference each: no per-item checks needed
-        return [[ref] for ref in _without_surrogates(references)]
+        return _without_surrogates(references), None
     out: List[List[str]] = []
     for i, ref in enumerate(references):
         if isinstance(ref, str):
@@ -109,16 +116,26 @@ def reference_lists(references: Any) -> List[List[str]]:
             if not isinstance(item, str):
                 raise TypeError(f"references[{i}][{j}] must be a string, got {type(item).__name__} ({item!r})")
         out.append(_without_surrogates(ref))
-    return out
+    return list(chain.from_iterable(out)), out
+
+
+def _groups(flat: List[str], groups: Optional[List[List[str]]]) -> List[List[str]]:
+    return [[ref] for ref in flat] if groups is None else groups
 
 
 def check_references(references: Any, n: int) -> List[List[str]]:
     """:func:`reference_lists` of ``references``, which must hold ``n`` items (one per prediction);
     a one-line ``ValueError`` naming both lengths otherwise."""
-    out = reference_lists(references)
-    if len(out) != n:
-        raise ValueError(f"predictions and references must have the same length, got {n} and {len(out)}")
-    return out
+    return _groups(*_check_references_flat(references, n))
+
+
+def _check_references_flat(references: Any, n: int) -> Tuple[List[str], Optional[List[List[str]]]]:
+    """:func:`check_references` in the form of :func:`_read_references`."""
+    flat, groups = _read_references(references)
+    count = len(flat) if groups is None else len(groups)
+    if count != n:
+        raise ValueError(f"predictions and references must have the same length, got {n} and {count}")
+    return flat, groups
 
 
 class WRDScorer:
@@ -209,7 +226,12 @@ class WRDScorer:
         Fitting once and passing the table to each chunk keeps chunked scoring equal to one call
         (:func:`~wrd_score.weights.shared_idf`, the one rule).
         """
-        return shared_idf(self.options.weights, idf, lambda: references, self.backend.tokenize)
+        return self._idf_for(lambda: references, idf)
+
+    def _idf_for(self, references: Callable[[], Iterable[Sequence[str]]],
+                 idf: Optional[Mapping[str, float]]) -> Optional[IDFTable]:
+        """:meth:`idf_table` with the references given by a function, called only if a table is fitted."""
+        return shared_idf(self.options.weights, idf, references, self.backend.tokenize)
 
     def score(self, predictions: Sequence[str], references: References,
               idf: Optional[Mapping[str, float]] = None) -> Dict[str, Any]:
@@ -220,15 +242,14 @@ class WRDScorer:
         means ``mean_precision``/``mean_recall``/``mean_f1`` and the ``signature``.
         """
         predictions = check_texts("predictions", predictions)
-        refs = check_references(references, len(predictions))
-        idf_table = self.idf_table(refs, idf) or self.corpus_idf
+        flat_refs, groups = _check_references_flat(references, len(predictions))
+        # The lists of references are built only if IDF is fitted on them or an error names one.
+        idf_table = self._idf_for(lambda: _groups(flat_refs, groups), idf) or self.corpus_idf
         # Distinct texts in first-appearance order (predictions, then references) and the pairs as
         # text indices, built with C-level dict/map calls: at 100k method-name pairs the per-item
         # Python loops these replace cost about as much as all the optimal transport.
-        flat_refs = list(chain.from_iterable(refs))
-        # Groups are never empty, so equal lengths mean one reference each (the common case).
-        one_each = len(flat_refs) == len(refs)
-        sizes = [1] * len(refs) if one_each else [len(group) for group in refs]
+        one_each = groups is None
+        sizes = [1] * len(flat_refs) if one_each else [len(group) for group in groups]
         # One dict pass: each text's position of first appearance (setdefault keeps the first), the
         # distinct texts in that order, and each text's rank among them by a binary search of the
         # ascending first positions: cheaper than dict.fromkeys, a second dict and two lookups each.
@@ -238,14 +259,15 @@ class WRDScorer:
         text_list = list(first_seen)
         rows = np.searchsorted(np.fromiter(first_seen.values(), dtype=np.int64, count=len(text_list)), first)
         enc = self.backend.encode(text_list)
-        check_transport_size(enc.spans, lambda i: _where(text_list[i], predictions, refs))
+        check_transport_size(enc.spans, lambda i: _where(text_list[i], predictions, _groups(flat_refs, groups)))
         masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table)
         pairs = np.empty((len(flat_refs), 2), dtype=np.int64)
         pred_rows = rows[:len(predictions)]
         pairs[:, 0] = pred_rows if one_each else np.repeat(pred_rows, sizes)
         pairs[:, 1] = rows[len(predictions):]
         precision, recall = score_pairs(enc, text_list, pairs, masses, self.options.variant,
-                                        self.options.clip_negative, _thread_count(self.options.num_threads))
+                                        self.options.clip_negative, _thread_count(self.options.num_threads),
+                                        distinct=True)
         f1 = f1_score(precision, recall)
         flat, best = best_of(f1, sizes)
         out_p, out_r, out_f = precision[flat].tolist(), recall[flat].tolist(), f1[flat].tolist()

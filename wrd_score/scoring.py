@@ -342,7 +342,7 @@ def _identity_flow(span_p, span_r, mass_p, mass_r):
 
 
 def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: np.ndarray,
-                variant: str, clip: bool, num_threads: int = 1) -> Tuple[np.ndarray, np.ndarray]:
+                variant: str, clip: bool, num_threads: int = 1, distinct: bool = False) -> Tuple[np.ndarray, np.ndarray]:
     """Precision and recall for every ``(prediction_text_index, reference_text_index)`` row of ``pairs``.
 
     Equal to calling :func:`pair_scores` (the POT reference) on every pair, within 1e-9 (checked
@@ -351,6 +351,8 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
     Pairs the compiled solver cannot vouch for (P/R-moving ties, problems over
     ``transport.MAX_CELLS`` cells) are re-scored here with :func:`pair_scores`.  Without numba,
     every pair takes the reference path.  Results do not depend on ``num_threads`` or batch size.
+    ``distinct=True``: the caller vouches that no two ``texts`` are equal (``WRDScorer.score`` numbers
+    them so), which spares a dict of all texts to find out.
 
     >>> from wrd_score.backends.base import Encoded
     >>> enc = Encoded(units=np.eye(2), norms=np.ones(2), exact_only=np.zeros(2, bool), tokens=["a", "b"],
@@ -371,11 +373,11 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
     flat_rows, flat_mass, offsets = _flatten_texts(enc.spans, masses)
     # Equal texts share an id (the reference's "text_p == text_r" shortcut); so do token-less texts
     # equal after strip() (the reference scores those 1).
-    first = dict(zip(texts, range(len(texts))))  # a text's last index: the same for equal texts
-    if len(first) == len(texts):  # distinct texts (WRDScorer.score passes them so): no lookups
-        text_id = np.arange(len(texts), dtype=np.int64)
-    else:
-        text_id = np.fromiter(map(first.__getitem__, texts), dtype=np.int64, count=len(texts))
+    text_id = np.arange(len(texts), dtype=np.int64)
+    if not distinct:
+        first = dict(zip(texts, range(len(texts))))  # a text's last index: the same for equal texts
+        if len(first) < len(texts):
+            text_id = np.fromiter(map(first.__getitem__, texts), dtype=np.int64, count=len(texts))
     empty_id = np.full(len(texts), -1, dtype=np.int64)
     stripped: dict = {}
     for t in np.flatnonzero(np.diff(offsets) == 0):

@@ -19,10 +19,11 @@ transport problem exactly with a dense transportation simplex.  Its answer equal
 """
 from __future__ import annotations
 
-import os
 from typing import Optional, Tuple
 
 import numpy as np
+
+from .deps import HAVE_NUMBA, njit
 
 __all__ = ["VARIANTS", "emd_plan", "HAVE_NUMBA", "MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan",
            "compile_kernels"]
@@ -76,30 +77,31 @@ def emd_plan(mass_p: np.ndarray, mass_r: np.ndarray, cost: np.ndarray) -> np.nda
 
 
 # ------------------------------------------------------------------------------ compiled kernels
-try:  # numba is a requirement, but the metric must still work (slowly) without it.
-    if os.environ.get("WRDSCORE_DISABLE_NUMBA"):
-        raise ImportError("disabled by WRDSCORE_DISABLE_NUMBA")
-    from numba import njit
 
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised by the env-var test in a subprocess
-    HAVE_NUMBA = False
-
-    def njit(*args, **kwargs):  # type: ignore[no-redef]
-        def wrap(func):
-            return func
-        return wrap
+@njit(cache=True, nogil=True)
+def _tree_views(tree, m, n):
+    """The basis of an ``m x n`` problem in ``tree`` (int64, ``2 * m * n + 2 * (m + n)`` or more):
+    row i's basic columns ``radj[i * n:i * n + rdeg[i]]``, column j's basic rows
+    ``cadj[j * m:j * m + cdeg[j]]``, and a node's depth in the tree (rows, then columns)."""
+    mn = m * n
+    return (tree[:mn], tree[2 * mn:2 * mn + m], tree[mn:2 * mn], tree[2 * mn + m:2 * mn + m + n],
+            tree[2 * mn + m + n:2 * mn + 2 * (m + n)])
 
 
 @njit(cache=True, nogil=True)
-def _tree_potentials(W, basic, m, n, alpha, beta, row_seen, col_seen, queue):
-    """Solve ``W_ij = alpha_i + beta_j`` on the basic cells (a spanning tree), alpha_0 = 0."""
-    for i in range(m):
-        row_seen[i] = False
-    for j in range(n):
-        col_seen[j] = False
+def _tree_walk(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queue):
+    """Solve ``W_ij = alpha_i + beta_j`` on the basic cells (a spanning tree), ``alpha_0 = 0``, by a
+    walk of the basis' adjacency lists from row 0, noting each node's parent and depth (rows
+    ``0..m-1``, columns ``m..m+n-1``); False if the basis does not span all nodes.
+
+    Each potential is its tree parent's subtracted from one ``W`` entry, whatever the visiting order
+    (a tree has one path from the root), so the bits are those of the dense scan of ``basic`` that
+    this replaced, at O(m + n) work instead of O((m + n) * max(m, n)) per pivot."""
+    for k in range(m + n):
+        parent[k] = -1
     alpha[0] = 0.0
-    row_seen[0] = True
+    parent[0] = 0
+    depth[0] = 0
     queue[0] = 0
     head = 0
     tail = 1
@@ -107,42 +109,62 @@ def _tree_potentials(W, basic, m, n, alpha, beta, row_seen, col_seen, queue):
         node = queue[head]
         head += 1
         if node < m:
-            for j in range(n):
-                if basic[node, j] and not col_seen[j]:
+            for t in range(rdeg[node]):
+                j = radj[node * n + t]
+                if parent[m + j] < 0:
                     beta[j] = W[node, j] - alpha[node]
-                    col_seen[j] = True
+                    parent[m + j] = node
+                    depth[m + j] = depth[node] + 1
                     queue[tail] = m + j
                     tail += 1
         else:
             j = node - m
-            for i in range(m):
-                if basic[i, j] and not row_seen[i]:
+            for t in range(cdeg[j]):
+                i = cadj[j * m + t]
+                if parent[i] < 0:
                     alpha[i] = W[i, j] - beta[j]
-                    row_seen[i] = True
+                    parent[i] = node
+                    depth[i] = depth[node] + 1
                     queue[tail] = i
                     tail += 1
-    return tail == m + n  # False only if the basis is not a spanning tree (never, by construction)
+    return tail == m + n
+
+
+@njit(cache=True, nogil=True)
+def _unlink(adj, at, deg, k, value):
+    """Remove ``value`` from the list ``adj[at:at + deg[k]]`` (order within a list does not matter)."""
+    last = at + deg[k] - 1
+    for t in range(at, last + 1):
+        if adj[t] == value:
+            adj[t] = adj[last]
+            break
+    deg[k] -= 1
 
 
 @njit(cache=True, nogil=True)
 def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, path_i, path_j, ra_left, rb_left,
-             max_iter):
+             tree, max_iter):
     """Transportation simplex on the ``m x n`` problem; False on the iteration cap (then POT decides).
 
     Pivot: Dantzig's most negative reduced cost.  On return ``u``, ``v`` are the optimal duals.
+    ``tree``: int64 scratch holding the basis as adjacency lists (:func:`_tree_views`); on return,
+    the optimal basis.
     """
+    radj, rdeg, cadj, cdeg, depth = _tree_views(tree, m, n)
     # Start: least-cost rule.  Each chosen cell crosses out exactly one line (row or column; both
     # only at the very last cell), so the m + n - 1 chosen cells form a spanning tree even when
     # degenerate.  It needs far fewer pivots than the north-west corner rule.
     for i in range(m):
         ra_left[i] = a[i]
         row_seen[i] = False  # "crossed out"
+        rdeg[i] = 0
         for j in range(n):
             x[i, j] = 0.0
             basic[i, j] = False
     for j in range(n):
         rb_left[j] = b[j]
         col_seen[j] = False
+        cdeg[j] = 0
     # Small problems scan for the cheapest open cell (no allocation); larger ones sort once.
     use_sort = m * n > 36
     order = np.argsort(C.ravel()) if use_sort else np.empty(0, dtype=np.int64)
@@ -175,6 +197,10 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
             q = 0.0
         x[i, j] = q
         basic[i, j] = True
+        radj[i * n + rdeg[i]] = j
+        rdeg[i] += 1
+        cadj[j * m + cdeg[j]] = i
+        cdeg[j] += 1
         ra_left[i] -= q
         rb_left[j] -= q
         if rows_left == 1 and cols_left == 1:
@@ -186,7 +212,8 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
             col_seen[j] = True
             cols_left -= 1
     for _ in range(max_iter):
-        _tree_potentials(C, basic, m, n, u, v, row_seen, col_seen, queue)
+        if not _tree_walk(C, m, n, u, v, radj, rdeg, cadj, cdeg, parent, depth, queue):
+            return False  # not a spanning tree: cannot happen, but never loop on it; POT takes over
         best = -_PIVOT_TOL
         ei = -1
         ej = -1
@@ -200,45 +227,34 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
                         ej = j
         if ei < 0:
             return True
-        # The cycle: the tree path from row ei to column ej, closed by the entering cell.
-        for k in range(m + n):
-            parent[k] = -1
-        parent[ei] = ei
-        queue[0] = ei
-        head = 0
-        tail = 1
-        target = m + ej
-        while head < tail and parent[target] < 0:
-            node = queue[head]
-            head += 1
-            if node < m:
-                for jj in range(n):
-                    if basic[node, jj] and parent[m + jj] < 0:
-                        parent[m + jj] = node
-                        queue[tail] = m + jj
-                        tail += 1
-            else:
-                jj = node - m
-                for ii in range(m):
-                    if basic[ii, jj] and parent[ii] < 0:
-                        parent[ii] = node
-                        queue[tail] = ii
-                        tail += 1
-        if parent[target] < 0:
-            return False  # not a spanning tree: cannot happen, but never loop on it; POT takes over
-        # Walk back from column ej: edges alternate -, +, -, ... and the first and last are "-".
+        # The cycle: the tree path from column ej to row ei (one path in a tree), closed by the
+        # entering cell; its edges, from column ej on, alternate -, +, -, ... and the first and last
+        # are "-".  Both ends climb to their common ancestor; the row side's edges are kept in
+        # queue (as cells) and appended in reverse.
         length = 0
-        node = target
-        while node != ei:
-            prev = parent[node]
-            if node >= m:
-                path_i[length] = prev
-                path_j[length] = node - m
+        side = 0
+        top = m + ej
+        low = ei
+        while top != low:
+            if depth[top] >= depth[low]:
+                up = parent[top]
+                if top >= m:
+                    path_i[length] = up
+                    path_j[length] = top - m
+                else:
+                    path_i[length] = top
+                    path_j[length] = up - m
+                length += 1
+                top = up
             else:
-                path_i[length] = node
-                path_j[length] = prev - m
+                up = parent[low]
+                queue[side] = up * n + (low - m) if low >= m else low * n + (up - m)
+                side += 1
+                low = up
+        for k in range(side - 1, -1, -1):
+            path_i[length] = queue[k] // n
+            path_j[length] = queue[k] - path_i[length] * n
             length += 1
-            node = prev
         theta = np.inf
         leave = -1
         for k in range(0, length, 2):
@@ -253,8 +269,16 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
                 x[path_i[k], path_j[k]] += theta
         x[ei, ej] = theta
         basic[ei, ej] = True
-        x[path_i[leave], path_j[leave]] = 0.0
-        basic[path_i[leave], path_j[leave]] = False
+        radj[ei * n + rdeg[ei]] = ej
+        rdeg[ei] += 1
+        cadj[ej * m + cdeg[ej]] = ei
+        cdeg[ej] += 1
+        li = path_i[leave]
+        lj = path_j[leave]
+        x[li, lj] = 0.0
+        basic[li, lj] = False
+        _unlink(radj, li * n, rdeg, li, lj)
+        _unlink(cadj, lj * m, cdeg, lj, li)
     return False
 
 
@@ -364,31 +388,26 @@ else:  # pragma: no cover - without numba the kernels are never called
 
 
 @njit(cache=True, nogil=True)
-def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
-    """``cos[i, j]`` (clipped to ``[lo, 1]``, exactly 1 for equal rows) and ``C = 1 - cos``.
-
-    Each dot product is the plain left-to-right sum over the dimensions, as it always was: the
-    same operations in the same order for every cosine, so the scores are bit-identical
-    (``benchmarks/fingerprint.py``).  They are computed in tiles of up to 4 rows by 4 columns
-    (``_tile4``, and ``_tile1``-``_tile3`` for a text's last 1-3 rows), whose vector lanes each add
-    their own products in dimension order; a reference of fewer than a multiple of four tokens is
-    padded with repeats of its last one (computed, then ignored).  ``acc``:
-    scratch for the padded tiles, ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
-    m = rows_p.shape[0]
-    n = rows_r.shape[0]
+def _dot_tiles(units, rows_a, rows_b, acc):
+    """``acc[i * w + j]`` = the dot product of rows ``rows_a[i]`` and ``rows_b[j]`` of ``units`` for
+    every ``i, j``, in tiles of up to 4 rows by 4 columns (``_tile4``, and ``_tile1``-``_tile3`` for
+    the last 1-3 rows); ``w``, returned, is ``len(rows_b)`` rounded up to a multiple of 4, the
+    missing columns being repeats of the last one (computed, then ignored)."""
+    m = rows_a.shape[0]
+    n = rows_b.shape[0]
     w = (n + TILE - 1) // TILE * TILE
     last_p = m - 1
     last_r = n - 1
     for i in range(0, m, 4):
-        r0 = rows_p[i]
-        r1 = rows_p[min(i + 1, last_p)]
-        r2 = rows_p[min(i + 2, last_p)]
-        r3 = rows_p[min(i + 3, last_p)]
+        r0 = rows_a[i]
+        r1 = rows_a[min(i + 1, last_p)]
+        r2 = rows_a[min(i + 2, last_p)]
+        r3 = rows_a[min(i + 3, last_p)]
         for j in range(0, n, TILE):
-            c0 = rows_r[j]
-            c1 = rows_r[min(j + 1, last_r)]
-            c2 = rows_r[min(j + 2, last_r)]
-            c3 = rows_r[min(j + 3, last_r)]
+            c0 = rows_b[j]
+            c1 = rows_b[min(j + 1, last_r)]
+            c2 = rows_b[min(j + 2, last_r)]
+            c3 = rows_b[min(j + 3, last_r)]
             if i + 4 <= m:
                 _tile4(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
             elif i + 3 == m:
@@ -397,12 +416,37 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
                 _tile2(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
             else:
                 _tile1(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
+    return w
+
+
+@njit(cache=True, nogil=True)
+def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
+    """``cos[i, j]`` (clipped to ``[lo, 1]``, exactly 1 for equal rows) and ``C = 1 - cos``.
+
+    Each dot product is the plain left-to-right sum over the dimensions, as it always was: the
+    same operations in the same order for every cosine, so the scores are bit-identical
+    (``benchmarks/fingerprint.py``).  They are computed by :func:`_dot_tiles`, whose vector lanes
+    each add their own products in dimension order, with the side of fewer padded lanes as the
+    lanes (a product's bits do not depend on the order of its factors, so the transposed tiles
+    hold the same sums): a 1-token reference against a 3-token prediction takes one tile row, not
+    three.  ``acc``: scratch of ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
+    m = rows_p.shape[0]
+    n = rows_r.shape[0]
+    swap = n * ((m + TILE - 1) // TILE) < m * ((n + TILE - 1) // TILE)
+    if swap:
+        w = _dot_tiles(units, rows_r, rows_p, acc)
+        step_i = 1
+        step_j = w
+    else:
+        w = _dot_tiles(units, rows_p, rows_r, acc)
+        step_i = w
+        step_j = 1
     for i in range(m):
         for j in range(n):
             if rows_p[i] == rows_r[j]:
                 c = 1.0
             else:
-                c = acc[i * w + j]
+                c = acc[i * step_i + j * step_j]
                 if c < lo:
                     c = lo
                 elif c > 1.0:
@@ -413,7 +457,7 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
 
 @njit(cache=True, nogil=True)
 def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf, basic_buf, u, v, W_buf,
-              alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, acc):
+              alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, acc, tree):
     """P, R and a status for one pair with ``m, n >= 1`` that is not an identical-bag pair."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
@@ -431,7 +475,7 @@ def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf,
                 x[i, j] = mr[j] if m == 1 else mp[i]
     else:
         if not _simplex(mp, mr, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent,
-                        path_i, path_j, alpha, beta, 50 * (m + n) * (m + n)):
+                        path_i, path_j, alpha, beta, tree, 50 * (m + n) * (m + n)):
             return 0.0, 0.0, STATUS_FALLBACK
         if paper:
             # Is the optimum unique up to P/R?  Tied cells: non-basic with zero reduced cost.
@@ -448,7 +492,8 @@ def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf,
                                 W[i, j] = cos[i, j] / mp[i] if mp[i] > 0 else 0.0
                             else:
                                 W[i, j] = cos[i, j] / mr[j] if mr[j] > 0 else 0.0
-                    _tree_potentials(W, basic, m, n, alpha, beta, row_seen, col_seen, queue)
+                    radj, rdeg, cadj, cdeg, depth = _tree_views(tree, m, n)
+                    _tree_walk(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queue)
                     scale_p = m if side == 0 else n
                     for i in range(m):
                         for j in range(n):
@@ -547,6 +592,7 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
     parent = np.empty(2 * size, dtype=np.int64)
     path_i = np.empty(2 * size, dtype=np.int64)
     path_j = np.empty(2 * size, dtype=np.int64)
+    tree = np.empty(2 * cells + 4 * size, dtype=np.int64)  # _simplex's adjacency lists and depths
     for k in range(lo, hi):
         ip = pairs[k, 0]
         ir = pairs[k, 1]
@@ -572,7 +618,7 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
             status[k] = STATUS_FALLBACK
             continue
         p, r, st = _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos, C, x, basic, u, v, W,
-                             alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, acc)
+                             alpha, beta, row_seen, col_seen, queue, parent, path_i, path_j, acc, tree)
         out_p[k] = p
         out_r[k] = r
         status[k] = st
@@ -644,7 +690,8 @@ def pair_plan(units: np.ndarray, rows_p: np.ndarray, rows_r: np.ndarray, mass_p:
                              np.asarray(rows_r, dtype=np.int64), np.ascontiguousarray(mass_p, dtype=np.float64),
                              np.ascontiguousarray(mass_r, dtype=np.float64), variant == "paper", bool(clip),
                              buffers[0], buffers[1], x, basic, u, v, W, alpha, beta, row_seen, col_seen, queue,
-                             parent, path_i, path_j, np.empty(padded_m * padded_n))
+                             parent, path_i, path_j, np.empty(padded_m * padded_n),
+                             np.empty(2 * cells + 4 * size, dtype=np.int64))
     if status != STATUS_OK:
         return None
     return float(p), float(r), x.reshape(m, n)

@@ -406,3 +406,35 @@ def test_the_code_embedding_file_carries_its_df_table_and_is_documented(repo):
     card = (repo / "embeddings" / "README.md").read_text()
     assert emb.checksum in card, "the model card must state the file's sha256"
     assert f"emb:wrd-minilm-code@sha256:{emb.checksum[:12]}" in (repo / "embeddings" / "baselines.json").read_text()
+
+
+def test_table_unit_rows_are_the_bits_of_unit_rows_over_the_widened_rows():
+    """encode() widens, norms and divides float16 rows in one compiled pass (numpy's pairwise
+    sum for the norm): the bits of unit_rows(table[rows].astype(float64)), on every row of the
+    default embedding and on random tables of 0-4096 dimensions with zero, tiny and NaN rows."""
+    from wrd_score.embeddings import table_unit_rows, unit_rows
+
+    def bits(pair):
+        return [np.asarray(a).view(np.int64).tolist() for a in pair]
+
+    table = WRDScorer().backend.embedding.vectors
+    rows = np.arange(len(table))
+    assert bits(table_unit_rows(table, rows)) == bits(unit_rows(table.astype(np.float64)))
+    rng = np.random.default_rng(3)
+    for d in [0, 1, 7, 8, 9, 127, 128, 129, 250, 300, 384, 484, 1000, 4096]:
+        table = (rng.standard_normal((6, d)) * rng.choice([1e-4, 1.0, 300.0])).astype(np.float16)
+        table[0] = 0.0
+        table[1] = np.float16(6e-8)  # float16's smallest subnormal
+        if d:
+            table[2, 0] = np.nan
+        rows = rng.integers(0, 6, size=15)
+        got, want = table_unit_rows(table, rows), unit_rows(table[rows].astype(np.float64))
+        assert bits(got) == bits(want), d
+    # The norm's sum alone (a square root can hide a last-bit difference of its argument).
+    from wrd_score.embeddings import _pairwise_sum
+
+    for n in list(range(0, 300)) + [484, 1000, 4097]:
+        values = rng.random(n) * rng.choice([1e-3, 1.0, 1e3], size=n)
+        assert _pairwise_sum(values, n, np.empty((3, 64), dtype=np.int64), np.empty(64)) == np.add.reduce(values), n
+    table32 = rng.standard_normal((4, 5)).astype(np.float32)  # other dtypes take unit_rows itself
+    assert bits(table_unit_rows(table32, [3, 0])) == bits(unit_rows(table32[[3, 0]].astype(np.float64)))

@@ -12,7 +12,7 @@ from typing import Dict, Iterable, List, Sequence
 
 import numpy as np
 
-from ..embeddings import StaticEmbedding, unit_rows
+from ..embeddings import StaticEmbedding, table_unit_rows, unit_rows
 from ..signature import pinned
 from ..tokenize import get_tokenizer, tokenize_many
 from .base import Encoded, FlatSpans
@@ -93,14 +93,17 @@ class StaticBackend:
         np.cumsum(np.fromiter(map(len, all_tokens), dtype=np.int64, count=len(all_tokens)), out=offsets[1:])
         spans = FlatSpans(np.fromiter(map(row_of.__getitem__, flat), dtype=np.int64, count=len(flat)), offsets)
         idx = np.fromiter(map(emb.index.get, tokens, repeat(-1)), dtype=np.int64, count=len(tokens))
-        known = idx >= 0
-        # Gathered and widened to float64 in one step; rows of unknown tokens are then set (zero,
-        # or their composed vector), the only ones a Python loop visits.
-        vectors = emb.vectors[np.where(known, idx, 0)].astype(np.float64) if len(tokens) else \
-            np.zeros((0, emb.dim), dtype=np.float64)
-        for row in np.flatnonzero(~known):
-            vectors[row] = emb.oov_vector(tokens[row]) if compose else 0.0
-        units, norms = unit_rows(vectors)
+        unknown = np.flatnonzero(idx < 0)
+        # Unit rows of the known tokens in one pass over the table; those of unknown tokens (zero,
+        # or their composed vector) apart, the only rows a Python loop visits.  unit_rows treats
+        # each row alone, so the bits are those of one call over all rows.
+        units, norms = table_unit_rows(emb.vectors, np.maximum(idx, 0))
+        if len(unknown):
+            vectors = np.zeros((len(unknown), emb.dim))
+            if compose:
+                for k, row in enumerate(unknown):
+                    vectors[k] = emb.oov_vector(tokens[row])
+            units[unknown], norms[unknown] = unit_rows(vectors)
         # A zero vector has no direction; treating it as unknown keeps the cosine defined.  (Only an
         # exact zero: a threshold on the norm would make a uniformly tiny embedding all-unknown.)
         exact_only = norms == 0
