@@ -1,6 +1,7 @@
 """The batched scorer (issue 3) against the POT reference: exactness, ties, threads, streaming."""
 import csv
 import gzip
+import json
 import os
 import random
 import subprocess
@@ -252,17 +253,25 @@ def test_kernel_cosines_are_the_plain_ordered_sums(d):
                     checked += 1
     assert checked == 2 * sum(m * n for m, n in shapes)
 
-def test_works_without_numba():
-    # The pure NumPy/POT path (numba missing) gives the same scores as the compiled one.
-    code = (
-        "from wrd_score import WRDScorer, transport; assert not transport.HAVE_NUMBA; "
-        "print(repr(WRDScorer().score(['getCount', 'size', 'x'], ['count', 'getSize', 'get x'])['f1']))"
-    )
+@needs_numba
+def test_works_without_numba_and_says_so():
+    # The pure NumPy/POT path (numba missing) sums in another order than the kernel: scores within 1e-15
+    # (measured up to 7.8e-16 over the fingerprint's workloads), not the same bits, so its signature says
+    # solver:pot; the baseline key, which a last-bit difference cannot move, stays the compiled path's.
+    from wrd_score.signature import Signature
+
+    preds, refs = ["getCount", "size", "x", "a man is eating"], ["count", "getSize", "get x", "a person eats food"]
+    code = ("import json; from wrd_score import WRDScorer, transport; assert not transport.HAVE_NUMBA; "
+            f"r = WRDScorer().score({preds!r}, {refs!r}); print(json.dumps([r['f1'], r['signature']]))")
     env = dict(os.environ, WRDSCORE_DISABLE_NUMBA="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    expected = WRDScorer().score(["getCount", "size", "x"], ["count", "getSize", "get x"])["f1"]
-    np.testing.assert_allclose(eval(out.stdout), expected, atol=1e-9, rtol=0)
+    f1, signature = json.loads(out.stdout.strip().splitlines()[-1])
+    compiled = WRDScorer().score(preds, refs)
+    np.testing.assert_allclose(f1, compiled["f1"], atol=1e-15, rtol=0)
+    assert "solver" not in Signature.parse(compiled["signature"])
+    assert Signature.parse(signature)["solver"] == "pot"
+    assert Signature.parse(signature).key() == Signature.parse(compiled["signature"]).key()
 
 
 # ------------------------------------------------------------------------------- real data

@@ -24,6 +24,7 @@ from .options import BACKENDS, Options
 from .rescale import lookup_baseline, rescale
 from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs
 from .signature import Signature
+from .transport import HAVE_NUMBA
 from .weights import IDFTable, corpus_idf, shared_idf, token_masses, uses_corpus_idf, uses_idf
 
 __all__ = ["Options", "WRDScorer", "score", "BACKENDS", "check_texts", "check_references", "reference_lists", "result_dict"]
@@ -213,6 +214,10 @@ class WRDScorer:
         elif uses_corpus_idf(o.weights):
             parts["idf"] = "emb"  # the embedding file's table, pinned by the file's checksum (emb:)
         parts["clip"] = "yes" if o.clip_negative else "no"
+        if not HAVE_NUMBA:
+            # The POT reference path sums cosines and flows in another order than the compiled kernel: the
+            # same scores to within 1e-15, not the same bits, so a reader must be able to tell them apart.
+            parts["solver"] = "pot"
         if o.rescale_with_baseline:
             # Recorded only when on, as bert_score does, so existing signatures keep their meaning.
             parts["rescale"] = "baseline"

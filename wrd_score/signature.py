@@ -21,10 +21,12 @@ from typing import Any, Dict, Iterator, Mapping, Tuple, Union
 
 __all__ = ["Signature", "pinned"]
 
-#: Fields that never change a raw score: the library version (scores are compared across
-#: versions by the fingerprint benchmark instead), whether the score was rescaled, and the
-#: resampling settings of ``wrdscore score --confidence`` (``ci``) and ``--paired-bs`` (``paired``).
-UNSCORED_FIELDS = ("wrdscore", "rescale", "ci", "paired")
+#: Fields left out of the baseline key: the library version (scores are compared across versions by the
+#: fingerprint benchmark instead), whether the score was rescaled, the resampling settings of ``wrdscore score
+#: --confidence`` (``ci``) and ``--paired-bs`` (``paired``), none of which changes a raw score, and ``solver:pot``
+#: (no numba: the POT reference path, scores within 1e-15 of the compiled kernel's), which moves none by more
+#: than a baseline could show.
+UNSCORED_FIELDS = ("wrdscore", "rescale", "ci", "paired", "solver")
 _SEPARATORS = ("|", ":")
 #: Hex digits of a sha256 kept in a signature (48 bits: two different files or tables collide by chance
 #: once in some 10^14 pairs).
