@@ -59,7 +59,7 @@ def test_corpus_idf_refusals(with_table, df_embedding, tmp_path):
         WRDScorer(embedding=plain, weights="corpus-idf")
     with pytest.raises(ValueError, match="backend='contextual' has none"):
         Options(backend="contextual", weights="norm*corpus-idf").validate()
-    with pytest.raises(ValueError, match="idf= was given but weights='corpus-idf' does not use it \(it reads the embedding file's"):
+    with pytest.raises(ValueError, match=r"idf= was given but weights='corpus-idf' does not use it \(it reads the embedding file's"):
         WRDScorer(embedding=with_table, weights="corpus-idf").score(["a"], ["b"], idf={"a": 1.0})
 
 
