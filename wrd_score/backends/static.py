@@ -15,7 +15,7 @@ import numpy as np
 from ..embeddings import StaticEmbedding, table_unit_rows, unit_rows
 from ..signature import pinned
 from ..tokenize import SEPARATOR, get_tokenizer, tokenize_many, tokenize_separated
-from .base import Encoded, FlatSpans
+from .base import Encoded, FlatSpans, first_appearance_rows
 
 __all__ = ["StaticBackend", "OOV_POLICIES", "NoVectorWarning"]
 
@@ -87,11 +87,9 @@ class StaticBackend:
         if self.oov == "drop":
             flat = [t for t in flat if t in emb.index or t == SEPARATOR]
         # One row per distinct token, numbered in order of first appearance, the separator first
-        # as -1; built with C-level dict and map calls rather than a Python loop per token.
-        first = dict.fromkeys(chain((SEPARATOR,), flat))
-        row_of = dict(zip(first, range(-1, len(first) - 1)))
-        tokens = list(first)[1:]
-        rows = np.fromiter(map(row_of.__getitem__, flat), dtype=np.int64, count=len(flat))
+        # (then dropped: row -1).
+        tokens, rows = first_appearance_rows(chain((SEPARATOR,), flat), len(flat) + 1)
+        tokens, rows = tokens[1:], rows[1:] - 1
         # Text i starts after the separator before it, i tokens of separators earlier in the list.
         cuts = np.flatnonzero(rows < 0)
         offsets = np.empty(len(texts) + 1, dtype=np.int64)
