@@ -118,3 +118,25 @@ def test_tokenize_many_equals_one_text_at_a_time(texts, tokenizer):
     """The batched ASCII pass (texts joined by NUL) is the per-text tokenizer, on any Unicode,
     NULs inside texts included."""
     assert tokenize_many(texts, tokenizer) == [get_tokenizer(tokenizer)(t) for t in texts]
+
+
+from wrd_score.tokenize import SEPARATOR, tokenize_separated  # noqa: E402
+
+_PLAIN_ID = st.text(string.ascii_letters + string.digits + "_-. $\n", max_size=30)
+
+
+def _joined(groups):
+    out = []
+    for i, group in enumerate(groups):
+        out += ([SEPARATOR] if i else []) + group
+    return out
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(texts=st.one_of(st.lists(_PLAIN_ID, max_size=25),  # every text ASCII: the one-split path
+                       st.lists(st.one_of(_ASCII_ID, st.text(max_size=20)), max_size=25)),
+       tokenizer=st.sampled_from(["identifier", "words"]))
+def test_tokenize_separated_is_every_text_tokens_between_separators(texts, tokenizer):
+    """One flat list, cut at the separators, gives back each text's tokens; no token is the separator."""
+    split = get_tokenizer(tokenizer)
+    assert tokenize_separated(texts, tokenizer) == _joined([split(t) for t in texts])

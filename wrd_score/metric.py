@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 from functools import reduce
-from itertools import chain, count
+from itertools import chain
 from operator import add
 import threading
 from dataclasses import fields, replace
@@ -17,6 +17,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 import numpy as np
 
 from . import __version__
+from .backends.base import first_appearance_rows
 from .backends.contextual import ContextualBackend  # imports no torch: the model loads on first use
 from .backends.static import StaticBackend
 from .embeddings import load_embedding
@@ -255,14 +256,8 @@ class WRDScorer:
         # Python loops these replace cost about as much as all the optimal transport.
         one_each = groups is None
         sizes = [1] * len(flat_refs) if one_each else [len(group) for group in groups]
-        # One dict pass: each text's position of first appearance (setdefault keeps the first), the
-        # distinct texts in that order, and each text's rank among them by a binary search of the
-        # ascending first positions: cheaper than dict.fromkeys, a second dict and two lookups each.
-        first_seen: Dict[str, int] = {}
         every = predictions + flat_refs
-        first = np.fromiter(map(first_seen.setdefault, every, count()), dtype=np.int64, count=len(every))
-        text_list = list(first_seen)
-        rows = np.searchsorted(np.fromiter(first_seen.values(), dtype=np.int64, count=len(text_list)), first)
+        text_list, rows = first_appearance_rows(every, len(every))
         enc = self.backend.encode(text_list)
         check_transport_size(enc.spans, lambda i: _where(text_list[i], predictions, _groups(flat_refs, groups)))
         masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table)

@@ -438,3 +438,16 @@ def test_table_unit_rows_are_the_bits_of_unit_rows_over_the_widened_rows():
         assert _pairwise_sum(values, n, np.empty((3, 64), dtype=np.int64), np.empty(64)) == np.add.reduce(values), n
     table32 = rng.standard_normal((4, 5)).astype(np.float32)  # other dtypes take unit_rows itself
     assert bits(table_unit_rows(table32, [3, 0])) == bits(unit_rows(table32[[3, 0]].astype(np.float64)))
+
+
+from hypothesis import given as _given, settings as _settings, strategies as _st  # noqa: E402
+
+from wrd_score.backends.base import first_appearance_rows  # noqa: E402
+
+
+@_settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@_given(items=_st.lists(_st.sampled_from(["a", "b", "getCount", "", "\x00"]) | _st.text(max_size=3), max_size=40))
+def test_first_appearance_rows_number_values_in_order_of_first_appearance(items):
+    values, rows = first_appearance_rows(iter(items), len(items))
+    assert values == list(dict.fromkeys(items))
+    assert rows.tolist() == [values.index(item) for item in items]

@@ -9,11 +9,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
-from typing import Dict, List, Protocol, Sequence, Union
+from itertools import count
+from typing import Dict, Iterable, List, Protocol, Sequence, Tuple, Union
 
 import numpy as np
 
-__all__ = ["Encoded", "Backend", "FlatSpans"]
+__all__ = ["Encoded", "Backend", "FlatSpans", "first_appearance_rows"]
+
+
+def first_appearance_rows(items: Iterable[str], n: int) -> Tuple[List[str], np.ndarray]:
+    """The ``n`` items' distinct values in order of first appearance, and each item's index among them.
+
+    One dict pass (``setdefault`` keeps each value's first position), then the ranks: ``0..k-1``
+    scattered to the ascending first positions and gathered back by each item's first position,
+    O(n) in numpy (a binary search per item cost 3 ms at 40,000 texts; a second dict and lookup
+    per item more).
+
+    >>> values, rows = first_appearance_rows(["b", "a", "b", "c"], 4)
+    >>> values, rows.tolist()
+    (['b', 'a', 'c'], [0, 1, 0, 2])
+    """
+    seen: Dict[str, int] = {}
+    first = np.fromiter(map(seen.setdefault, items, count()), dtype=np.int64, count=n)
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.fromiter(seen.values(), dtype=np.int64, count=len(seen))] = np.arange(len(seen))
+    return list(seen), rank[first]
 
 
 class FlatSpans(SequenceABC):

@@ -14,8 +14,8 @@ import numpy as np
 
 from ..embeddings import StaticEmbedding, table_unit_rows, unit_rows
 from ..signature import pinned
-from ..tokenize import get_tokenizer, tokenize_many
-from .base import Encoded, FlatSpans
+from ..tokenize import SEPARATOR, get_tokenizer, tokenize_many, tokenize_separated
+from .base import Encoded, FlatSpans, first_appearance_rows
 
 __all__ = ["StaticBackend", "OOV_POLICIES", "NoVectorWarning"]
 
@@ -81,17 +81,22 @@ class StaticBackend:
     def encode(self, texts: Sequence[str]) -> Encoded:
         emb = self.embedding
         compose = self.oov == "auto" and (emb.has_ngrams or emb.has_pieces)
-        all_tokens = self.tokenize_all(texts)
+        texts = list(texts)
+        # All texts' tokens in one list, a separator between two texts': no list per text.
+        flat = tokenize_separated(texts, self.tokenizer_name)
         if self.oov == "drop":
-            all_tokens = [[t for t in tokens if t in emb.index] for tokens in all_tokens]
-        # One row per distinct token, numbered in order of first appearance; built with C-level
-        # dict and map calls over the flat token list rather than a Python loop per token.
-        flat = list(chain.from_iterable(all_tokens))
-        tokens = list(dict.fromkeys(flat))
-        row_of = dict(zip(tokens, range(len(tokens))))
-        offsets = np.zeros(len(all_tokens) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, all_tokens), dtype=np.int64, count=len(all_tokens)), out=offsets[1:])
-        spans = FlatSpans(np.fromiter(map(row_of.__getitem__, flat), dtype=np.int64, count=len(flat)), offsets)
+            flat = [t for t in flat if t in emb.index or t == SEPARATOR]
+        # One row per distinct token, numbered in order of first appearance, the separator first
+        # (then dropped: row -1).
+        tokens, rows = first_appearance_rows(chain((SEPARATOR,), flat), len(flat) + 1)
+        tokens, rows = tokens[1:], rows[1:] - 1
+        # Text i starts after the separator before it, i tokens of separators earlier in the list.
+        cuts = np.flatnonzero(rows < 0)
+        offsets = np.empty(len(texts) + 1, dtype=np.int64)
+        offsets[0] = 0
+        offsets[1:-1] = cuts - np.arange(len(cuts))
+        offsets[-1] = len(flat) - len(cuts)
+        spans = FlatSpans(rows[rows >= 0] if len(cuts) else rows, offsets)
         idx = np.fromiter(map(emb.index.get, tokens, repeat(-1)), dtype=np.int64, count=len(tokens))
         unknown = np.flatnonzero(idx < 0)
         # Unit rows of the known tokens in one pass over the table; those of unknown tokens (zero,
