@@ -12,11 +12,12 @@ from itertools import chain
 from operator import add
 import threading
 from dataclasses import fields, replace
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import __version__
+from .deps import HAVE_NUMBA
 from .backends.base import first_appearance_rows
 from .backends.contextual import ContextualBackend  # imports no torch: the model loads on first use
 from .backends.static import StaticBackend
@@ -25,7 +26,6 @@ from .options import BACKENDS, Options
 from .rescale import lookup_baseline, rescale
 from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs
 from .signature import Signature
-from .transport import HAVE_NUMBA
 from .weights import IDFTable, corpus_idf, shared_idf, token_masses, uses_corpus_idf, uses_idf
 
 __all__ = ["Options", "WRDScorer", "score", "BACKENDS", "check_texts", "check_references", "reference_lists", "result_dict"]
@@ -232,12 +232,7 @@ class WRDScorer:
         Fitting once and passing the table to each chunk keeps chunked scoring equal to one call
         (:func:`~wrd_score.weights.shared_idf`, the one rule).
         """
-        return self._idf_for(lambda: references, idf)
-
-    def _idf_for(self, references: Callable[[], Iterable[Sequence[str]]],
-                 idf: Optional[Mapping[str, float]]) -> Optional[IDFTable]:
-        """:meth:`idf_table` with the references given by a function, called only if a table is fitted."""
-        return shared_idf(self.options.weights, idf, references, self.backend.tokenize)
+        return shared_idf(self.options.weights, idf, lambda: references, self.backend.tokenize)
 
     def score(self, predictions: Sequence[str], references: References,
               idf: Optional[Mapping[str, float]] = None) -> Dict[str, Any]:
@@ -250,7 +245,8 @@ class WRDScorer:
         predictions = check_texts("predictions", predictions)
         flat_refs, groups = _check_references_flat(references, len(predictions))
         # The lists of references are built only if IDF is fitted on them or an error names one.
-        idf_table = self._idf_for(lambda: _groups(flat_refs, groups), idf) or self.corpus_idf
+        idf_table = (shared_idf(self.options.weights, idf, lambda: _groups(flat_refs, groups), self.backend.tokenize)
+                     or self.corpus_idf)
         # Distinct texts in first-appearance order (predictions, then references) and the pairs as
         # text indices, built with C-level dict/map calls: at 100k method-name pairs the per-item
         # Python loops these replace cost about as much as all the optimal transport.

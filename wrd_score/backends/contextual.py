@@ -60,9 +60,8 @@ POOLINGS = {
     "wordpiece": "the model's word pieces (as BERTScore)",
 }
 DTYPES = ("float32", "float16", "bfloat16")
-#: What runs the encoder: torch (the default) or ONNX Runtime on CPU (an export of the same model,
-#: cached under :func:`onnx_cache_dir`; scores within 1e-5 of torch's, not the same bits).
-#: What runs the encoder (``runtime=``): value -> meaning.
+#: What runs the encoder (``runtime=``): value -> meaning. The ONNX export is cached under
+#: :func:`onnx_cache_dir`; its scores are within 1e-5 of torch's, not the same bits.
 RUNTIMES = {
     "torch": "PyTorch (the reference)",
     "onnx": "ONNX Runtime, float32 on CPU (the onnx extra); faster on CPU, scores within 1e-5 of torch's, "
