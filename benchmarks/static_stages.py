@@ -65,14 +65,14 @@ def _kernel_harness():
             for t in range(offsets.shape[0] - 1):
                 size = max(size, offsets[t + 1] - offsets[t])
             cells = min(size * size, transport.MAX_CELLS)
-            cos, C, x = np.empty(cells), np.empty(cells), np.empty(cells)
+            cos, C, x, keys = np.empty(cells), np.empty(cells), np.empty(cells), np.empty(cells)
             basic = np.empty(cells, dtype=np.bool_)
             acc = np.empty(cells + 6 * size + 9)
             u, v, alpha, beta = np.empty(size), np.empty(size), np.empty(size), np.empty(size)
             row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
             queue, parent = np.empty(2 * size, dtype=np.int64), np.empty(2 * size, dtype=np.int64)
             path_i, path_j = np.empty(2 * size, dtype=np.int64), np.empty(2 * size, dtype=np.int64)
-            tree = np.empty(2 * cells + 4 * size, dtype=np.int64)
+            tree = np.empty(transport._tree_len(cells, size), dtype=np.int64)
             for k in range(pairs.shape[0]):
                 a, b = pairs[k, 0], pairs[k, 1]
                 rp, rr = rows[offsets[a]:offsets[a + 1]], rows[offsets[b]:offsets[b + 1]]
@@ -84,7 +84,7 @@ def _kernel_harness():
                 cosines(units, rp, rr, 0.0, cm, Cm, acc)
                 if stage >= 2 and m > 1 and n > 1:
                     simplex(mp, mr, Cm, m, n, x[:m * n].reshape((m, n)), basic[:m * n].reshape((m, n)), u, v,
-                            row_seen, col_seen, queue, parent, path_i, path_j, alpha, beta, tree, 50 * (m + n) * (m + n))
+                            row_seen, col_seen, queue, parent, path_i, path_j, alpha, beta, tree, keys, 50 * (m + n) * (m + n))
 
         _HARNESS = harness
     return _HARNESS

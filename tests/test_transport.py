@@ -350,9 +350,9 @@ def test_simplex_tree_walk_keeps_the_dense_potentials_and_finds_the_optimum():
         u, v, alpha, beta = (np.empty(size) for _ in range(4))
         row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
         queue, parent, path_i, path_j = (np.empty(2 * size, dtype=np.int64) for _ in range(4))
-        tree = np.empty(2 * m * n + 4 * size, dtype=np.int64)
+        tree = np.empty(transport._tree_len(m * n, size), dtype=np.int64)
         assert transport._simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, path_i,
-                                  path_j, alpha, beta, tree, 50 * (m + n) ** 2)
+                                  path_j, alpha, beta, tree, np.empty(m * n), 50 * (m + n) ** 2)
         assert basic.sum() == m + n - 1
         dense_u, dense_v = _dense_potentials(C, basic)
         assert np.array_equal(dense_u, u[:m]) and np.array_equal(dense_v, v[:n])
@@ -374,3 +374,49 @@ def test_score_pairs_distinct_flag_changes_nothing_for_distinct_texts():
         found = score_pairs(enc, texts, pairs, masses, variant, clip)
         vouched = score_pairs(enc, texts, pairs, masses, variant, clip, distinct=True)
         assert all(np.array_equal(a, b) for a, b in zip(found, vouched))
+
+
+@needs_numba
+def test_least_cost_start_reads_cells_in_numbas_argsort_order():
+    """The start's lazy sort (_next_open) must hand out the cells that the first open cell of
+    numba's np.argsort(C.ravel()) would be, step by step, while rows and columns are crossed out;
+    ties among equal costs included (the tie order is what decides the basis), on random, tie-heavy
+    and NaN-holding costs, small and large."""
+    from numba import njit
+
+    @njit
+    def numba_argsort(keys):
+        return np.argsort(keys)
+
+    rng = np.random.default_rng(11)
+    for trial in range(600):
+        m, n = (int(k) for k in rng.integers(2, 70 if trial % 5 == 0 else 16, size=2))
+        kind = trial % 4
+        if kind == 0:
+            C = rng.random((m, n))
+        elif kind == 1:
+            C = rng.choice([0.0, 0.5, 1.0], size=(m, n))
+        elif kind == 2:
+            C = np.where(rng.random((m, n)) < 0.5, 1.0, rng.random((m, n)))
+            C[rng.integers(0, m)] = C[0]  # a repeated token: an equal row
+        else:
+            C = rng.choice([0.0, 0.25, 1.0, np.nan], size=(m, n))
+        reference = numba_argsort(C.ravel())
+        keys = np.empty(m * n)
+        tree = np.empty(transport._tree_len(m * n, max(m, n)), dtype=np.int64)
+        order, ranges = transport._tree_views(tree, m, n)[5:]
+        pos, pending = transport._sort_cells(C, keys, order, ranges)
+        row_seen, col_seen = np.zeros(m, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
+        at = 0
+        while not (row_seen.all() or col_seen.all()):
+            while row_seen[reference[at] // n] or col_seen[reference[at] % n]:
+                at += 1
+            i, j, pos, pending = transport._next_open(keys, order, ranges, pos, pending, row_seen, col_seen)
+            assert (i, j) == divmod(int(reference[at]), n), (trial, m, n)
+            # as in the start, the picked cell's row or column is crossed out; now and then one more
+            if rng.random() < 0.3:
+                row_seen[rng.integers(0, m)] = True
+            if rng.random() < 0.5:
+                row_seen[i] = True
+            else:
+                col_seen[j] = True

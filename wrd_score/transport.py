@@ -78,14 +78,151 @@ def emd_plan(mass_p: np.ndarray, mass_r: np.ndarray, cost: np.ndarray) -> np.nda
 
 # ------------------------------------------------------------------------------ compiled kernels
 
+# numba.misc.quicksort's SMALL_QUICKSORT: it insertion-sorts ranges shorter than this.
+_SMALL_QUICKSORT = 15
+
+
+@njit(cache=True, nogil=True)
+def _tree_len(cells, size):
+    """Length of the int64 scratch ``tree`` for problems of at most ``cells`` cells and ``size`` tokens a side."""
+    return 4 * cells + 4 * size + 2
+
+
 @njit(cache=True, nogil=True)
 def _tree_views(tree, m, n):
-    """The basis of an ``m x n`` problem in ``tree`` (int64, ``2 * m * n + 2 * (m + n)`` or more):
-    row i's basic columns ``radj[i * n:i * n + rdeg[i]]``, column j's basic rows
-    ``cadj[j * m:j * m + cdeg[j]]``, and a node's depth in the tree (rows, then columns)."""
+    """The basis of an ``m x n`` problem in ``tree`` (:func:`_tree_len` long): row i's basic columns
+    ``radj[i * n:i * n + rdeg[i]]``, column j's basic rows ``cadj[j * m:j * m + cdeg[j]]``, a
+    node's depth in the tree (rows, then columns), and the least-cost start's sort: ``order`` and
+    its pending ``ranges`` (:func:`_next_open`)."""
     mn = m * n
+    at = 2 * mn + 2 * (m + n)
     return (tree[:mn], tree[2 * mn:2 * mn + m], tree[mn:2 * mn], tree[2 * mn + m:2 * mn + m + n],
-            tree[2 * mn + m + n:2 * mn + 2 * (m + n)])
+            tree[2 * mn + m + n:at], tree[at:at + mn], tree[at + mn:at + 2 * mn + 2])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _less(a, b):
+    """numba's ``<`` for sorting floats (numba.np.numpy_support.lt_floats): NaN after everything."""
+    return a < b or (b != b and a == a)
+
+
+@njit(cache=True, nogil=True)
+def _sort_cells(C, keys, order, ranges):
+    """Begin sorting the cells of ``C`` for :func:`_next_open`: ``keys`` (float scratch of
+    ``m * n``) and ``order`` get the costs and their cells (``i << 32 | j``), one pending range."""
+    m, n = C.shape
+    for i in range(m):
+        for j in range(n):
+            keys[i * n + j] = C[i, j]
+            order[i * n + j] = (i << 32) | j
+    ranges[0] = 0
+    ranges[1] = m * n - 1
+    return 0, 1
+
+
+@njit(cache=True, nogil=True)
+def _next_open(keys, order, ranges, pos, pending, row_seen, col_seen):
+    """The first cell of open row and column in ``np.argsort(C.ravel())`` order after position
+    ``pos`` (as ``(i, j, pos, pending)``), sorting only as far as needed.
+
+    The least-cost start picks cells in numba's ``np.argsort`` order, and equal costs abound (1.0
+    for clipped cosines, 0.0 for equal tokens, repeated tokens' rows), so the order among ties
+    decides the basis: this is numba.misc.quicksort's algorithm step for step (the same pivots,
+    swaps and insertion sorts, numba's float "less than" with NaN last), the keys moving with the
+    cells.  What changes is which ranges it sorts: ``ranges[:2 * pending]`` holds the unsorted
+    ranges, disjoint and left to right from the top, and everything before the top one is sorted;
+    quicksort sorts each range apart from the others, so sorting them one by one from the left, as
+    the start consumes positions, gives numba's order.  A line once crossed out stays so, hence a
+    range of closed cells only is never sorted (the start skips it whole), a range with one open
+    cell is that cell, and a short range sorts its open cells only (insertion sort is stable, so
+    they keep their order).  Most of the sort's work was in such tails."""
+    while True:
+        top = ranges[2 * pending - 2] if pending > 0 else order.shape[0]
+        while pos < top:
+            cell = order[pos]
+            pos += 1
+            i = cell >> 32
+            j = cell & 0xFFFFFFFF
+            if not (row_seen[i] or col_seen[j]):
+                return i, j, pos, pending
+        pending -= 1
+        low = ranges[2 * pending]
+        high = ranges[2 * pending + 1]
+        found = -1
+        many = False
+        for t in range(low, high + 1):
+            cell = order[t]
+            if not (row_seen[cell >> 32] or col_seen[cell & 0xFFFFFFFF]):
+                if found >= 0:
+                    many = True
+                    break
+                found = t
+        if not many:
+            pos = high + 1
+            if found >= 0:
+                cell = order[found]
+                return cell >> 32, cell & 0xFFFFFFFF, pos, pending
+            continue
+        if high - low < _SMALL_QUICKSORT:
+            # numba insertion-sorts this range; keep its open cells only, in order, and sort those.
+            end = low
+            for t in range(low, high + 1):
+                cell = order[t]
+                if not (row_seen[cell >> 32] or col_seen[cell & 0xFFFFFFFF]):
+                    key = keys[t]
+                    k = end
+                    while k > low and _less(key, keys[k - 1]):
+                        order[k] = order[k - 1]
+                        keys[k] = keys[k - 1]
+                        k -= 1
+                    order[k] = cell
+                    keys[k] = key
+                    end += 1
+            cell = order[low]
+            pos = high + 1
+            if end - low > 1:
+                # the rest of the open cells, sorted, are the next positions to read
+                pos = high + 1 - (end - low - 1)
+                for t in range(end - 1, low, -1):
+                    order[pos + t - low - 1] = order[t]
+            return cell >> 32, cell & 0xFFFFFFFF, pos, pending
+        mid = (low + high) >> 1
+        if _less(keys[mid], keys[low]):
+            order[low], order[mid] = order[mid], order[low]
+            keys[low], keys[mid] = keys[mid], keys[low]
+        if _less(keys[high], keys[mid]):
+            order[high], order[mid] = order[mid], order[high]
+            keys[high], keys[mid] = keys[mid], keys[high]
+        if _less(keys[mid], keys[low]):
+            order[low], order[mid] = order[mid], order[low]
+            keys[low], keys[mid] = keys[mid], keys[low]
+        pivot = keys[mid]
+        order[high], order[mid] = order[mid], order[high]
+        keys[high], keys[mid] = keys[mid], keys[high]
+        i = low
+        j = high - 1
+        while True:
+            while i < high and _less(keys[i], pivot):
+                i += 1
+            while j >= low and _less(pivot, keys[j]):
+                j -= 1
+            if i >= j:
+                break
+            order[i], order[j] = order[j], order[i]
+            keys[i], keys[j] = keys[j], keys[i]
+            i += 1
+            j -= 1
+        order[i], order[high] = order[high], order[i]
+        keys[i], keys[high] = keys[high], keys[i]
+        if high > i:
+            ranges[2 * pending] = i + 1
+            ranges[2 * pending + 1] = high
+            pending += 1
+        if i > low:
+            ranges[2 * pending] = low
+            ranges[2 * pending + 1] = i - 1
+            pending += 1
+        pos = low
 
 
 @njit(cache=True, nogil=True)
@@ -143,14 +280,14 @@ def _unlink(adj, at, deg, k, value):
 
 @njit(cache=True, nogil=True)
 def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, path_i, path_j, ra_left, rb_left,
-             tree, max_iter):
+             tree, keys, max_iter):
     """Transportation simplex on the ``m x n`` problem; False on the iteration cap (then POT decides).
 
     Pivot: Dantzig's most negative reduced cost.  On return ``u``, ``v`` are the optimal duals.
     ``tree``: int64 scratch holding the basis as adjacency lists (:func:`_tree_views`); on return,
-    the optimal basis.
+    the optimal basis.  ``keys``: float scratch of ``m * n`` (the start's sort).
     """
-    radj, rdeg, cadj, cdeg, depth = _tree_views(tree, m, n)
+    radj, rdeg, cadj, cdeg, depth, order, ranges = _tree_views(tree, m, n)
     # Start: least-cost rule.  Each chosen cell crosses out exactly one line (row or column; both
     # only at the very last cell), so the m + n - 1 chosen cells form a spanning tree even when
     # degenerate.  It needs far fewer pivots than the north-west corner rule.
@@ -165,21 +302,15 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
         rb_left[j] = b[j]
         col_seen[j] = False
         cdeg[j] = 0
-    # Small problems scan for the cheapest open cell (no allocation); larger ones sort once.
+    # Small problems scan for the cheapest open cell; larger ones sort (as far as needed).
     use_sort = m * n > 36
-    order = np.argsort(C.ravel()) if use_sort else np.empty(0, dtype=np.int64)
-    pos = 0
+    if use_sort:
+        pos, pending = _sort_cells(C, keys, order, ranges)
     rows_left = m
     cols_left = n
     while True:
         if use_sort:
-            while True:
-                cell = order[pos]
-                pos += 1
-                i = cell // n
-                j = cell - i * n
-                if not (row_seen[i] or col_seen[j]):
-                    break
+            i, j, pos, pending = _next_open(keys, order, ranges, pos, pending, row_seen, col_seen)
         else:
             best_cost = np.inf
             i = -1
@@ -475,7 +606,7 @@ def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf,
                 x[i, j] = mr[j] if m == 1 else mp[i]
     else:
         if not _simplex(mp, mr, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent,
-                        path_i, path_j, alpha, beta, tree, 50 * (m + n) * (m + n)):
+                        path_i, path_j, alpha, beta, tree, W_buf, 50 * (m + n) * (m + n)):
             return 0.0, 0.0, STATUS_FALLBACK
         if paper:
             # Is the optimum unique up to P/R?  Tied cells: non-basic with zero reduced cost.
@@ -492,7 +623,7 @@ def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf,
                                 W[i, j] = cos[i, j] / mp[i] if mp[i] > 0 else 0.0
                             else:
                                 W[i, j] = cos[i, j] / mr[j] if mr[j] > 0 else 0.0
-                    radj, rdeg, cadj, cdeg, depth = _tree_views(tree, m, n)
+                    radj, rdeg, cadj, cdeg, depth, _, _ = _tree_views(tree, m, n)
                     _tree_walk(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queue)
                     scale_p = m if side == 0 else n
                     for i in range(m):
@@ -592,7 +723,7 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
     parent = np.empty(2 * size, dtype=np.int64)
     path_i = np.empty(2 * size, dtype=np.int64)
     path_j = np.empty(2 * size, dtype=np.int64)
-    tree = np.empty(2 * cells + 4 * size, dtype=np.int64)  # _simplex's adjacency lists and depths
+    tree = np.empty(_tree_len(cells, size), dtype=np.int64)  # _simplex's basis, depths, sort
     for k in range(lo, hi):
         ip = pairs[k, 0]
         ir = pairs[k, 1]
@@ -691,7 +822,7 @@ def pair_plan(units: np.ndarray, rows_p: np.ndarray, rows_r: np.ndarray, mass_p:
                              np.ascontiguousarray(mass_r, dtype=np.float64), variant == "paper", bool(clip),
                              buffers[0], buffers[1], x, basic, u, v, W, alpha, beta, row_seen, col_seen, queue,
                              parent, path_i, path_j, np.empty(padded_m * padded_n),
-                             np.empty(2 * cells + 4 * size, dtype=np.int64))
+                             np.empty(_tree_len(cells, size), dtype=np.int64))
     if status != STATUS_OK:
         return None
     return float(p), float(r), x.reshape(m, n)
