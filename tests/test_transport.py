@@ -404,14 +404,14 @@ def test_least_cost_start_reads_cells_in_numbas_argsort_order():
         reference = numba_argsort(C.ravel())
         keys = np.empty(m * n)
         tree = np.empty(transport._tree_len(m * n, max(m, n)), dtype=np.int64)
-        order, ranges = transport._tree_views(tree, m, n)[5:]
+        order, ranges, stops = transport._tree_views(tree, m, n)[5:]
         pos, pending = transport._sort_cells(C, keys, order, ranges)
         row_seen, col_seen = np.zeros(m, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
         at = 0
         while not (row_seen.all() or col_seen.all()):
             while row_seen[reference[at] // n] or col_seen[reference[at] % n]:
                 at += 1
-            i, j, pos, pending = transport._next_open(keys, order, ranges, pos, pending, row_seen, col_seen)
+            i, j, pos, pending = transport._next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen)
             assert (i, j) == divmod(int(reference[at]), n), (trial, m, n)
             # as in the start, the picked cell's row or column is crossed out; now and then one more
             if rng.random() < 0.3:

@@ -85,19 +85,20 @@ _SMALL_QUICKSORT = 15
 @njit(cache=True, nogil=True)
 def _tree_len(cells, size):
     """Length of the int64 scratch ``tree`` for problems of at most ``cells`` cells and ``size`` tokens a side."""
-    return 4 * cells + 4 * size + 2
+    return 6 * cells + 4 * size + 4
 
 
 @njit(cache=True, nogil=True)
 def _tree_views(tree, m, n):
     """The basis of an ``m x n`` problem in ``tree`` (:func:`_tree_len` long): row i's basic columns
     ``radj[i * n:i * n + rdeg[i]]``, column j's basic rows ``cadj[j * m:j * m + cdeg[j]]``, a
-    node's depth in the tree (rows, then columns), and the least-cost start's sort: ``order`` and
-    its pending ``ranges`` (:func:`_next_open`)."""
+    node's depth in the tree (rows, then columns), and the least-cost start's sort: ``order``, its
+    pending ``ranges`` and a partition's ``stops`` (:func:`_next_open`)."""
     mn = m * n
     at = 2 * mn + 2 * (m + n)
     return (tree[:mn], tree[2 * mn:2 * mn + m], tree[mn:2 * mn], tree[2 * mn + m:2 * mn + m + n],
-            tree[2 * mn + m + n:at], tree[at:at + mn], tree[at + mn:at + 2 * mn + 2])
+            tree[2 * mn + m + n:at], tree[at:at + mn], tree[at + mn:at + 2 * mn + 2],
+            tree[at + 2 * mn + 2:at + 4 * mn + 4])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -121,7 +122,7 @@ def _sort_cells(C, keys, order, ranges):
 
 
 @njit(cache=True, nogil=True)
-def _next_open(keys, order, ranges, pos, pending, row_seen, col_seen):
+def _next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen):
     """The first cell of open row and column in ``np.argsort(C.ravel())`` order after position
     ``pos`` (as ``(i, j, pos, pending)``), sorting only as far as needed.
 
@@ -199,19 +200,33 @@ def _next_open(keys, order, ranges, pos, pending, row_seen, col_seen):
         pivot = keys[mid]
         order[high], order[mid] = order[mid], order[high]
         keys[high], keys[mid] = keys[mid], keys[high]
-        i = low
-        j = high - 1
-        while True:
-            while i < high and _less(keys[i], pivot):
-                i += 1
-            while j >= low and _less(pivot, keys[j]):
-                j -= 1
-            if i >= j:
-                break
+        # numba's partition: i climbs from low to a key not below the pivot, j falls from high - 1
+        # to a key not above it, they swap and go on until they meet.  The k-th swap pairs the k-th
+        # such "stop" from the left with the k-th from the right (positions between the two ends
+        # are untouched until the scans reach them), so both lists of stops are taken first,
+        # without a branch per key, then swapped pairwise while left < right; i ends at the next
+        # left stop or at the last right one swapped, whichever comes first.
+        half = high - low + 1
+        count = 0
+        for t in range(low, high):
+            stops[count] = t
+            count += 1 - ((keys[t] < pivot) | ((pivot != pivot) & (keys[t] == keys[t])))
+        stops[count] = high
+        count = 0
+        for t in range(high - 1, low - 1, -1):
+            stops[half + count] = t
+            count += 1 - ((pivot < keys[t]) | ((keys[t] != keys[t]) & (pivot == pivot)))
+        stops[half + count] = low - 1
+        k = 0
+        while stops[k] < stops[half + k]:
+            i = stops[k]
+            j = stops[half + k]
             order[i], order[j] = order[j], order[i]
             keys[i], keys[j] = keys[j], keys[i]
-            i += 1
-            j -= 1
+            k += 1
+        i = stops[k]
+        if k > 0 and stops[half + k - 1] < i:
+            i = stops[half + k - 1]
         order[i], order[high] = order[high], order[i]
         keys[i], keys[high] = keys[high], keys[i]
         if high > i:
@@ -287,7 +302,7 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
     ``tree``: int64 scratch holding the basis as adjacency lists (:func:`_tree_views`); on return,
     the optimal basis.  ``keys``: float scratch of ``m * n`` (the start's sort).
     """
-    radj, rdeg, cadj, cdeg, depth, order, ranges = _tree_views(tree, m, n)
+    radj, rdeg, cadj, cdeg, depth, order, ranges, stops = _tree_views(tree, m, n)
     # Start: least-cost rule.  Each chosen cell crosses out exactly one line (row or column; both
     # only at the very last cell), so the m + n - 1 chosen cells form a spanning tree even when
     # degenerate.  It needs far fewer pivots than the north-west corner rule.
@@ -310,7 +325,7 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
     cols_left = n
     while True:
         if use_sort:
-            i, j, pos, pending = _next_open(keys, order, ranges, pos, pending, row_seen, col_seen)
+            i, j, pos, pending = _next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen)
         else:
             best_cost = np.inf
             i = -1
@@ -623,7 +638,7 @@ def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf,
                                 W[i, j] = cos[i, j] / mp[i] if mp[i] > 0 else 0.0
                             else:
                                 W[i, j] = cos[i, j] / mr[j] if mr[j] > 0 else 0.0
-                    radj, rdeg, cadj, cdeg, depth, _, _ = _tree_views(tree, m, n)
+                    radj, rdeg, cadj, cdeg, depth, _, _, _ = _tree_views(tree, m, n)
                     _tree_walk(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queue)
                     scale_p = m if side == 0 else n
                     for i in range(m):
