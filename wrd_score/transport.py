@@ -363,14 +363,15 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
         best = -_PIVOT_TOL
         ei = -1
         ej = -1
+        # The cost test first: it is rarely true (a predictable branch), and basic cells (every
+        # sixth on a sentence pair, scattered) are then looked up only for the few cells below it.
         for i in range(m):
             for j in range(n):
-                if not basic[i, j]:
-                    rc = C[i, j] - u[i] - v[j]
-                    if rc < best:
-                        best = rc
-                        ei = i
-                        ej = j
+                rc = C[i, j] - u[i] - v[j]
+                if rc < best and not basic[i, j]:
+                    best = rc
+                    ei = i
+                    ej = j
         if ei < 0:
             return True
         # The cycle: the tree path from column ej to row ei (one path in a tree), closed by the
