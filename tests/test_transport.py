@@ -420,3 +420,109 @@ def test_least_cost_start_reads_cells_in_numbas_argsort_order():
                 row_seen[i] = True
             else:
                 col_seen[j] = True
+
+
+def _reference_simplex(a, b, C, argsort):
+    """The transportation simplex as it was before its speed-ups, in plain Python and dense: the
+    least-cost start (cells in ``argsort(C.ravel())`` order above 36 cells, else the cheapest open
+    cell, first in row-major order), Dantzig's entering cell (the first most negative reduced
+    cost in row-major order), the leaving cell (the first least flow among the cycle's "-" cells,
+    from the entering column on), duals from :func:`_dense_potentials`."""
+    m, n = C.shape
+    x, basic = np.zeros((m, n)), np.zeros((m, n), dtype=bool)
+    ra, rb = a.copy(), b.copy()
+    row_seen, col_seen = [False] * m, [False] * n
+    order = list(argsort(C.ravel())) if m * n > 36 else None
+    pos, rows_left, cols_left = 0, m, n
+    while True:
+        if order is not None:
+            while row_seen[order[pos] // n] or col_seen[order[pos] % n]:
+                pos += 1
+            i, j = divmod(int(order[pos]), n)
+        else:
+            i = j = -1
+            for ii in range(m):
+                for jj in range(n):
+                    if not row_seen[ii] and not col_seen[jj] and (i < 0 or C[ii, jj] < C[i, j]):
+                        i, j = ii, jj
+        q = max(ra[i] if ra[i] < rb[j] else rb[j], 0.0)
+        x[i, j], basic[i, j] = q, True
+        ra[i] -= q
+        rb[j] -= q
+        if rows_left == 1 and cols_left == 1:
+            break
+        if (ra[i] <= rb[j] and rows_left > 1) or cols_left == 1:
+            row_seen[i], rows_left = True, rows_left - 1
+        else:
+            col_seen[j], cols_left = True, cols_left - 1
+    while True:
+        u, v = _dense_potentials(C, basic)
+        best, enter = -transport._PIVOT_TOL, None
+        for i in range(m):
+            for j in range(n):
+                if not basic[i, j] and C[i, j] - u[i] - v[j] < best:
+                    best, enter = C[i, j] - u[i] - v[j], (i, j)
+        if enter is None:
+            return x, u, v, basic
+        ei, ej = enter
+        came = {("c", ej): None}  # the tree path from column ej to row ei
+        queue = [("c", ej)]
+        for kind, k in queue:
+            for other in (range(n) if kind == "r" else range(m)):
+                cell = (k, other) if kind == "r" else (other, k)
+                node = ("c" if kind == "r" else "r", other)
+                if basic[cell] and node not in came:
+                    came[node] = (kind, k)
+                    queue.append(node)
+        nodes = [("r", ei)]
+        while came[nodes[-1]] is not None:
+            nodes.append(came[nodes[-1]])
+        nodes.reverse()
+        cells = [(p[1], q[1]) if p[0] == "r" else (q[1], p[1]) for p, q in zip(nodes, nodes[1:])]
+        leave = min(range(0, len(cells), 2), key=lambda k: (x[cells[k]], k))
+        theta = x[cells[leave]]
+        for k, cell in enumerate(cells):
+            x[cell] = x[cell] - theta if k % 2 == 0 else x[cell] + theta
+        x[ei, ej], basic[ei, ej] = theta, True
+        x[cells[leave]], basic[cells[leave]] = 0.0, False
+
+
+@needs_numba
+def test_simplex_takes_the_same_bases_as_before_its_speed_ups():
+    """Ties among costs are common (1.0 for clipped cosines, 0.0 for equal tokens, equal rows for
+    repeated tokens) and decide which optimal plan comes out, so every change to the simplex must
+    keep its sequence of bases: the compiled one must give the reference's plan and duals to the
+    bit, on random and tie-heavy problems of fewer and more than 36 cells."""
+    from numba import njit
+
+    @njit
+    def numba_argsort(keys):
+        return np.argsort(keys)
+
+    rng = np.random.default_rng(5)
+    for trial in range(400):
+        m, n = (int(k) for k in rng.integers(2, 6 if trial % 3 == 0 else 14, size=2))
+        kind = trial % 4
+        if kind == 0:
+            C = rng.random((m, n))
+        elif kind == 1:
+            C = rng.choice([0.0, 0.25, 0.5, 1.0], size=(m, n))
+        else:
+            C = np.where(rng.random((m, n)) < 0.4, 1.0, rng.random((m, n)))
+            C[rng.random((m, n)) < 0.1] = 0.0
+            C[rng.integers(0, m)] = C[0]  # a repeated token
+        a = rng.choice([1.0, 1.0, 2.0, 0.5], size=m) if kind == 3 else rng.random(m) + 0.01
+        b = rng.choice([1.0, 1.0, 2.0, 0.5], size=n) if kind == 3 else rng.random(n) + 0.01
+        a, b = a / a.sum(), b / b.sum()
+        size = max(m, n)
+        x, basic = np.empty((m, n)), np.empty((m, n), dtype=np.bool_)
+        u, v, alpha, beta = (np.empty(size) for _ in range(4))
+        row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
+        queue, parent, path_i, path_j = (np.empty(2 * size, dtype=np.int64) for _ in range(4))
+        tree = np.empty(transport._tree_len(m * n, size), dtype=np.int64)
+        assert transport._simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, path_i,
+                                  path_j, alpha, beta, tree, np.empty(m * n), 50 * (m + n) ** 2)
+        ref_x, ref_u, ref_v, ref_basic = _reference_simplex(a, b, C, numba_argsort)
+        assert np.array_equal(basic, ref_basic), (trial, m, n)
+        assert x.tobytes() == ref_x.tobytes() and u[:m].tobytes() == ref_u.tobytes(), (trial, m, n)
+        assert v[:n].tobytes() == ref_v.tobytes(), (trial, m, n)
