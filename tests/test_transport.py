@@ -1,5 +1,6 @@
 """The batched scorer (issue 3) against the POT reference: exactness, ties, threads, streaming."""
 import csv
+import functools
 import gzip
 import json
 import os
@@ -332,6 +333,41 @@ def _dense_potentials(C, basic):
     return u, v
 
 
+def _run_simplex(a, b, C):
+    """The compiled simplex on one problem: plan, duals and basis (it must reach the optimum)."""
+    m, n = C.shape
+    size = max(m, n)
+    x, basic = np.empty((m, n)), np.empty((m, n), dtype=np.bool_)
+    u, v, alpha, beta = (np.empty(size) for _ in range(4))
+    row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
+    queue, parent, path_i, path_j = (np.empty(2 * size, dtype=np.int64) for _ in range(4))
+    tree = np.empty(transport._tree_len(m * n, size), dtype=np.int64)
+    assert transport._simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, path_i,
+                              path_j, alpha, beta, tree, np.empty(m * n), 50 * (m + n) ** 2)
+    return x, u[:m], v[:n], basic
+
+
+def _tied_costs(rng, m, n, kind):
+    """An ``m x n`` cost matrix: random (kind 0), a few values (1), else many 1.0s (clipped
+    cosines), some 0.0s (equal tokens) and a repeated row (a repeated token)."""
+    if kind == 0:
+        return rng.random((m, n))
+    if kind == 1:
+        return rng.choice([0.0, 0.25, 0.5, 1.0], size=(m, n))
+    C = np.where(rng.random((m, n)) < 0.4, 1.0, rng.random((m, n)))
+    C[rng.random((m, n)) < 0.1] = 0.0
+    C[rng.integers(0, m)] = C[0]
+    return C
+
+
+@functools.lru_cache(maxsize=None)
+def _numba_argsort():
+    """numba's own np.argsort (its quicksort: the order among equal costs that the start follows)."""
+    from numba import njit
+
+    return njit(lambda keys: np.argsort(keys))
+
+
 @needs_numba
 def test_simplex_tree_walk_keeps_the_dense_potentials_and_finds_the_optimum():
     """The simplex walks its basis by adjacency lists (potentials, the entering cell's cycle): its
@@ -345,20 +381,13 @@ def test_simplex_tree_walk_keeps_the_dense_potentials_and_finds_the_optimum():
         C = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], size=(m, n)) if trial % 2 else rng.random((m, n))
         a, b = rng.random(m) + 0.01, rng.random(n) + 0.01
         a, b = a / a.sum(), b / b.sum()
-        size = max(m, n)
-        x, basic = np.empty((m, n)), np.empty((m, n), dtype=np.bool_)
-        u, v, alpha, beta = (np.empty(size) for _ in range(4))
-        row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
-        queue, parent, path_i, path_j = (np.empty(2 * size, dtype=np.int64) for _ in range(4))
-        tree = np.empty(transport._tree_len(m * n, size), dtype=np.int64)
-        assert transport._simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, path_i,
-                                  path_j, alpha, beta, tree, np.empty(m * n), 50 * (m + n) ** 2)
+        x, u, v, basic = _run_simplex(a, b, C)
         assert basic.sum() == m + n - 1
         dense_u, dense_v = _dense_potentials(C, basic)
-        assert np.array_equal(dense_u, u[:m]) and np.array_equal(dense_v, v[:n])
+        assert np.array_equal(dense_u, u) and np.array_equal(dense_v, v)
         np.testing.assert_allclose(x.sum(axis=1), a, atol=1e-12)
         np.testing.assert_allclose(x.sum(axis=0), b, atol=1e-12)
-        assert (x >= 0).all() and (C - u[:m, None] - v[None, :n] >= -1e-12).all()
+        assert (x >= 0).all() and (C - u[:, None] - v[None, :] >= -1e-12).all()
         assert abs((x * C).sum() - (ot.emd(a, b, C) * C).sum()) < 1e-12
 
 
@@ -382,26 +411,13 @@ def test_least_cost_start_reads_cells_in_numbas_argsort_order():
     numba's np.argsort(C.ravel()) would be, step by step, while rows and columns are crossed out;
     ties among equal costs included (the tie order is what decides the basis), on random, tie-heavy
     and NaN-holding costs, small and large."""
-    from numba import njit
-
-    @njit
-    def numba_argsort(keys):
-        return np.argsort(keys)
-
     rng = np.random.default_rng(11)
     for trial in range(600):
         m, n = (int(k) for k in rng.integers(2, 70 if trial % 5 == 0 else 16, size=2))
-        kind = trial % 4
-        if kind == 0:
-            C = rng.random((m, n))
-        elif kind == 1:
-            C = rng.choice([0.0, 0.5, 1.0], size=(m, n))
-        elif kind == 2:
-            C = np.where(rng.random((m, n)) < 0.5, 1.0, rng.random((m, n)))
-            C[rng.integers(0, m)] = C[0]  # a repeated token: an equal row
-        else:
-            C = rng.choice([0.0, 0.25, 1.0, np.nan], size=(m, n))
-        reference = numba_argsort(C.ravel())
+        C = _tied_costs(rng, m, n, trial % 3)
+        if trial % 4 == 3:
+            C[rng.random((m, n)) < 0.2] = np.nan
+        reference = _numba_argsort()(C.ravel())
         keys = np.empty(m * n)
         tree = np.empty(transport._tree_len(m * n, max(m, n)), dtype=np.int64)
         order, ranges, stops = transport._tree_views(tree, m, n)[5:]
@@ -493,36 +509,16 @@ def test_simplex_takes_the_same_bases_as_before_its_speed_ups():
     repeated tokens) and decide which optimal plan comes out, so every change to the simplex must
     keep its sequence of bases: the compiled one must give the reference's plan and duals to the
     bit, on random and tie-heavy problems of fewer and more than 36 cells."""
-    from numba import njit
-
-    @njit
-    def numba_argsort(keys):
-        return np.argsort(keys)
-
     rng = np.random.default_rng(5)
     for trial in range(400):
         m, n = (int(k) for k in rng.integers(2, 6 if trial % 3 == 0 else 14, size=2))
         kind = trial % 4
-        if kind == 0:
-            C = rng.random((m, n))
-        elif kind == 1:
-            C = rng.choice([0.0, 0.25, 0.5, 1.0], size=(m, n))
-        else:
-            C = np.where(rng.random((m, n)) < 0.4, 1.0, rng.random((m, n)))
-            C[rng.random((m, n)) < 0.1] = 0.0
-            C[rng.integers(0, m)] = C[0]  # a repeated token
+        C = _tied_costs(rng, m, n, kind)
         a = rng.choice([1.0, 1.0, 2.0, 0.5], size=m) if kind == 3 else rng.random(m) + 0.01
         b = rng.choice([1.0, 1.0, 2.0, 0.5], size=n) if kind == 3 else rng.random(n) + 0.01
         a, b = a / a.sum(), b / b.sum()
-        size = max(m, n)
-        x, basic = np.empty((m, n)), np.empty((m, n), dtype=np.bool_)
-        u, v, alpha, beta = (np.empty(size) for _ in range(4))
-        row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
-        queue, parent, path_i, path_j = (np.empty(2 * size, dtype=np.int64) for _ in range(4))
-        tree = np.empty(transport._tree_len(m * n, size), dtype=np.int64)
-        assert transport._simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, path_i,
-                                  path_j, alpha, beta, tree, np.empty(m * n), 50 * (m + n) ** 2)
-        ref_x, ref_u, ref_v, ref_basic = _reference_simplex(a, b, C, numba_argsort)
+        x, u, v, basic = _run_simplex(a, b, C)
+        ref_x, ref_u, ref_v, ref_basic = _reference_simplex(a, b, C, _numba_argsort())
         assert np.array_equal(basic, ref_basic), (trial, m, n)
-        assert x.tobytes() == ref_x.tobytes() and u[:m].tobytes() == ref_u.tobytes(), (trial, m, n)
-        assert v[:n].tobytes() == ref_v.tobytes(), (trial, m, n)
+        assert x.tobytes() == ref_x.tobytes() and u.tobytes() == ref_u.tobytes(), (trial, m, n)
+        assert v.tobytes() == ref_v.tobytes(), (trial, m, n)
