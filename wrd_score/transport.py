@@ -206,27 +206,29 @@ def _next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen):
         # are untouched until the scans reach them), so both lists of stops are taken first,
         # without a branch per key, then swapped pairwise while left < right; i ends at the next
         # left stop or at the last right one swapped, whichever comes first.
+        # stops[:lefts] are the left stops, rising, then high; stops[half + 1:half + 1 + rights]
+        # the right ones, rising, after low - 1 (read backwards from the top).
         half = high - low + 1
-        count = 0
+        lefts = 0
+        rights = 0
+        stops[half] = low - 1
         for t in range(low, high):
-            stops[count] = t
-            count += 1 - ((keys[t] < pivot) | ((pivot != pivot) & (keys[t] == keys[t])))
-        stops[count] = high
-        count = 0
-        for t in range(high - 1, low - 1, -1):
-            stops[half + count] = t
-            count += 1 - ((pivot < keys[t]) | ((keys[t] != keys[t]) & (pivot == pivot)))
-        stops[half + count] = low - 1
+            key = keys[t]
+            stops[lefts] = t
+            lefts += 1 - ((key < pivot) | ((pivot != pivot) & (key == key)))
+            stops[half + 1 + rights] = t
+            rights += 1 - ((pivot < key) | ((key != key) & (pivot == pivot)))
+        stops[lefts] = high
         k = 0
-        while stops[k] < stops[half + k]:
+        while stops[k] < stops[half + rights - k]:
             i = stops[k]
-            j = stops[half + k]
+            j = stops[half + rights - k]
             order[i], order[j] = order[j], order[i]
             keys[i], keys[j] = keys[j], keys[i]
             k += 1
         i = stops[k]
-        if k > 0 and stops[half + k - 1] < i:
-            i = stops[half + k - 1]
+        if k > 0 and stops[half + rights - k + 1] < i:
+            i = stops[half + rights - k + 1]
         order[i], order[high] = order[high], order[i]
         keys[i], keys[high] = keys[high], keys[i]
         if high > i:
