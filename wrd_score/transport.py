@@ -80,6 +80,8 @@ def emd_plan(mass_p: np.ndarray, mass_r: np.ndarray, cost: np.ndarray) -> np.nda
 
 # numba.misc.quicksort's SMALL_QUICKSORT: it insertion-sorts ranges shorter than this.
 _SMALL_QUICKSORT = 15
+# A range with at most this many open cells, of distinct costs, is not sorted (see _next_open).
+_FEW_OPEN = 8
 
 
 @njit(cache=True, nogil=True)
@@ -149,21 +151,41 @@ def _next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen):
         pending -= 1
         low = ranges[2 * pending]
         high = ranges[2 * pending + 1]
-        found = -1
-        many = False
+        few = 0
         for t in range(low, high + 1):
             cell = order[t]
             if not (row_seen[cell >> 32] or col_seen[cell & 0xFFFFFFFF]):
-                if found >= 0:
-                    many = True
+                stops[few] = t
+                few += 1
+                if few > _FEW_OPEN:
                     break
-                found = t
-        if not many:
+        if few <= 1:
             pos = high + 1
-            if found >= 0:
-                cell = order[found]
+            if few == 1:
+                cell = order[stops[0]]
                 return cell >> 32, cell & 0xFFFFFFFF, pos, pending
             continue
+        if few <= _FEW_OPEN and high - low >= _SMALL_QUICKSORT:
+            # Few open cells: if no two have equal keys, the sort puts them in key order whatever
+            # it does with the rest; they go, in that order, to the end of the range.
+            for k in range(1, few):
+                t = stops[k]
+                key = keys[t]
+                h = k
+                while h > 0 and _less(key, keys[stops[h - 1]]):
+                    stops[h] = stops[h - 1]
+                    h -= 1
+                stops[h] = t
+            distinct = True
+            for k in range(1, few):
+                distinct &= _less(keys[stops[k - 1]], keys[stops[k]])
+            if distinct:
+                for k in range(few):
+                    stops[_FEW_OPEN + 1 + k] = order[stops[k]]
+                pos = high + 1 - few
+                for k in range(few):
+                    order[pos + k] = stops[_FEW_OPEN + 1 + k]
+                continue
         if high - low < _SMALL_QUICKSORT:
             # numba insertion-sorts this range; keep its open cells only, in order, and sort those.
             end = low
