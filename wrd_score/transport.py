@@ -272,9 +272,11 @@ def _tree_walk(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queu
 
     Each potential is its tree parent's subtracted from one ``W`` entry, whatever the visiting order
     (a tree has one path from the root), so the bits are those of the dense scan of ``basic`` that
-    this replaced, at O(m + n) work instead of O((m + n) * max(m, n)) per pivot."""
-    for k in range(m + n):
-        parent[k] = -1
+    this replaced, at O(m + n) work instead of O((m + n) * max(m, n)) per pivot.
+
+    In a tree a node's neighbours are its parent and its children, so the walk skips the parent
+    instead of marking nodes seen.  On a basis that is no tree (it cannot happen) the walk would
+    then go round a cycle: it stops when it would visit more than ``m + n`` nodes."""
     alpha[0] = 0.0
     parent[0] = 0
     depth[0] = 0
@@ -284,10 +286,13 @@ def _tree_walk(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queu
     while head < tail:
         node = queue[head]
         head += 1
+        up = parent[node]
         if node < m:
             for t in range(rdeg[node]):
                 j = radj[node * n + t]
-                if parent[m + j] < 0:
+                if m + j != up:
+                    if tail == m + n:
+                        return False
                     beta[j] = W[node, j] - alpha[node]
                     parent[m + j] = node
                     depth[m + j] = depth[node] + 1
@@ -297,7 +302,9 @@ def _tree_walk(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queu
             j = node - m
             for t in range(cdeg[j]):
                 i = cadj[j * m + t]
-                if parent[i] < 0:
+                if i != up:
+                    if tail == m + n:
+                        return False
                     alpha[i] = W[i, j] - beta[j]
                     parent[i] = node
                     depth[i] = depth[node] + 1
