@@ -280,7 +280,14 @@ def _tree_walk(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queu
     alpha[0] = 0.0
     parent[0] = 0
     depth[0] = 0
-    queue[0] = 0
+    return _walk_from(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queue, 0) == m + n
+
+
+@njit(cache=True, nogil=True)
+def _walk_from(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queue, start):
+    """:func:`_tree_walk`'s walk below node ``start`` (whose potential, parent and depth are set):
+    the number of nodes it reached, ``start`` included, or -1 if it went round a cycle."""
+    queue[0] = start
     head = 0
     tail = 1
     while head < tail:
@@ -292,7 +299,7 @@ def _tree_walk(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queu
                 j = radj[node * n + t]
                 if m + j != up:
                     if tail == m + n:
-                        return False
+                        return -1
                     beta[j] = W[node, j] - alpha[node]
                     parent[m + j] = node
                     depth[m + j] = depth[node] + 1
@@ -304,13 +311,13 @@ def _tree_walk(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queu
                 i = cadj[j * m + t]
                 if i != up:
                     if tail == m + n:
-                        return False
+                        return -1
                     alpha[i] = W[i, j] - beta[j]
                     parent[i] = node
                     depth[i] = depth[node] + 1
                     queue[tail] = i
                     tail += 1
-    return tail == m + n
+    return tail
 
 
 @njit(cache=True, nogil=True)
@@ -391,9 +398,9 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
         else:
             col_seen[j] = True
             cols_left -= 1
+    if max_iter > 0 and not _tree_walk(C, m, n, u, v, radj, rdeg, cadj, cdeg, parent, depth, queue):
+        return False  # not a spanning tree: cannot happen, but never loop on it; POT takes over
     for _ in range(max_iter):
-        if not _tree_walk(C, m, n, u, v, radj, rdeg, cadj, cdeg, parent, depth, queue):
-            return False  # not a spanning tree: cannot happen, but never loop on it; POT takes over
         best = -_PIVOT_TOL
         ei = -1
         ej = -1
@@ -432,6 +439,7 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
                 queue[side] = up * n + (low - m) if low >= m else low * n + (up - m)
                 side += 1
                 low = up
+        upper = length  # path[:upper] climbs from column ej, the rest goes down to row ei
         for k in range(side - 1, -1, -1):
             path_i[length] = queue[k] // n
             path_j[length] = queue[k] - path_i[length] * n
@@ -460,6 +468,21 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
         basic[li, lj] = False
         _unlink(radj, li * n, rdeg, li, lj)
         _unlink(cadj, lj * m, cdeg, lj, li)
+        # Only the nodes cut off from row 0 by the leaving cell have a new path to it (through the
+        # entering cell): walk them alone, from the entering cell's end on their side.  The others
+        # keep their parent, depth and potential, which a whole walk would compute again as is.
+        if leave < upper:
+            v[ej] = C[ei, ej] - u[ei]
+            parent[m + ej] = ei
+            depth[m + ej] = depth[ei] + 1
+            start = m + ej
+        else:
+            u[ei] = C[ei, ej] - v[ej]
+            parent[ei] = m + ej
+            depth[ei] = depth[m + ej] + 1
+            start = ei
+        if _walk_from(C, m, n, u, v, radj, rdeg, cadj, cdeg, parent, depth, queue, start) < 0:
+            return False
     return False
 
 
