@@ -146,15 +146,16 @@ def _next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen):
             pos += 1
             i = cell >> 32
             j = cell & 0xFFFFFFFF
-            if not (row_seen[i] or col_seen[j]):
+            if not (row_seen[i] | col_seen[j]):
                 return i, j, pos, pending
         pending -= 1
         low = ranges[2 * pending]
         high = ranges[2 * pending + 1]
+        # "|", not "or", in these tests: one unpredictable branch per cell, not two.
         few = 0
         for t in range(low, high + 1):
             cell = order[t]
-            if not (row_seen[cell >> 32] or col_seen[cell & 0xFFFFFFFF]):
+            if not (row_seen[cell >> 32] | col_seen[cell & 0xFFFFFFFF]):
                 stops[few] = t
                 few += 1
                 if few > _FEW_OPEN:
@@ -191,7 +192,7 @@ def _next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen):
             end = low
             for t in range(low, high + 1):
                 cell = order[t]
-                if not (row_seen[cell >> 32] or col_seen[cell & 0xFFFFFFFF]):
+                if not (row_seen[cell >> 32] | col_seen[cell & 0xFFFFFFFF]):
                     key = keys[t]
                     k = end
                     while k > low and _less(key, keys[k - 1]):
