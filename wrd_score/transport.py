@@ -322,6 +322,16 @@ def _walk_from(W, m, n, alpha, beta, radj, rdeg, cadj, cdeg, parent, depth, queu
 
 
 @njit(cache=True, nogil=True)
+def _drop(items, at, count, value):
+    """Remove ``value`` from the list ``items[at:at + count + 1]``, keeping the others' order."""
+    t = at
+    while items[t] != value:
+        t += 1
+    for k in range(t, at + count):
+        items[k] = items[k + 1]
+
+
+@njit(cache=True, nogil=True)
 def _unlink(adj, at, deg, k, value):
     """Remove ``value`` from the list ``adj[at:at + deg[k]]`` (order within a list does not matter)."""
     last = at + deg[k] - 1
@@ -363,20 +373,26 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
     use_sort = m * n > 36
     if use_sort:
         pos, pending = _sort_cells(C, keys, order, ranges)
+    else:
+        # the open rows, then the open columns, each in rising order (row-major scans)
+        for i in range(m):
+            queue[i] = i
+        for j in range(n):
+            queue[m + j] = j
     rows_left = m
     cols_left = n
     while True:
         if use_sort:
             i, j, pos, pending = _next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen)
         else:
-            best_cost = np.inf
-            i = -1
-            j = -1
-            for ii in range(m):
-                if row_seen[ii]:
-                    continue
-                for jj in range(n):
-                    if not col_seen[jj] and (i < 0 or C[ii, jj] < best_cost):
+            i = queue[0]
+            j = queue[m]
+            best_cost = C[i, j]
+            for r in range(rows_left):
+                ii = queue[r]
+                for c in range(cols_left):
+                    jj = queue[m + c]
+                    if C[ii, jj] < best_cost:
                         best_cost = C[ii, jj]
                         i = ii
                         j = jj
@@ -396,9 +412,13 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
         if (ra_left[i] <= rb_left[j] and rows_left > 1) or cols_left == 1:
             row_seen[i] = True
             rows_left -= 1
+            if not use_sort:
+                _drop(queue, 0, rows_left, i)
         else:
             col_seen[j] = True
             cols_left -= 1
+            if not use_sort:
+                _drop(queue, m, cols_left, j)
     if max_iter > 0 and not _tree_walk(C, m, n, u, v, radj, rdeg, cadj, cdeg, parent, depth, queue):
         return False  # not a spanning tree: cannot happen, but never loop on it; POT takes over
     for _ in range(max_iter):
