@@ -17,6 +17,7 @@ import threading
 import warnings
 from collections import OrderedDict
 from importlib import resources
+from itertools import chain
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -381,25 +382,58 @@ class StaticEmbedding:
     def oov_vector(self, token: str) -> np.ndarray:
         """Vector of an out-of-vocabulary token: the mean of its fastText n-gram vectors (as gensim's
         ``FastTextKeyedVectors``) or of its word pieces' vectors; zeros when it has neither."""
+        return self.oov_vectors([token])[0]
+
+    def oov_vectors(self, tokens: Sequence[str]) -> np.ndarray:
+        """:meth:`oov_vector` of each token, as the rows of one float64 matrix.  The tokens composed
+        anew are averaged together, in one gather and a few numpy adds for all of them: a numpy mean
+        per token cost as much as finding its word pieces."""
+        out = np.empty((len(tokens), self.dim))
         with self._lock:
-            cached = self._oov_cache.get(token)
-            if cached is not None:
-                self._oov_cache.move_to_end(token)
-                return cached
+            cached = list(map(self._oov_cache.get, tokens))
+            missing = [k for k, vector in enumerate(cached) if vector is None]
+            for token, vector in zip(tokens, cached):
+                if vector is not None:
+                    self._oov_cache.move_to_end(token)
+        if len(missing) < len(tokens):
+            hit = np.ones(len(tokens), dtype=bool)
+            hit[missing] = False
+            out[hit] = [vector for vector in cached if vector is not None]
+        if not missing:
+            return out
         if self.ngram_vectors is not None:
             from gensim.models.fasttext import ft_ngram_hashes
 
-            rows = ft_ngram_hashes(token, self.min_n, self.max_n, self.ngram_vectors.shape[0])
+            buckets = self.ngram_vectors.shape[0]
+            rows = [ft_ngram_hashes(tokens[k], self.min_n, self.max_n, buckets) for k in missing]
             table = self.ngram_vectors
         else:
-            rows = self._piece_rows(token)
+            rows = [self._piece_rows(tokens[k]) for k in missing]
             table = self.vectors
-        vector = table[rows].astype(np.float64).mean(axis=0) if len(rows) else np.zeros(self.dim)
+        # Each token's rows added one after the other from +0.0, as mean(axis=0) adds them, so the
+        # bits are the same (np.add.reduceat sums a column pairwise: other bits): the j-th rows of
+        # all tokens with more than j in one numpy add, the tokens in order of decreasing count so
+        # that those are a prefix.  A token without rows keeps its zeros (0 / 1).
+        counts = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        order = np.argsort(-counts, kind="stable")
+        starts = np.zeros(len(rows), dtype=np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
+        gathered = table[np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(counts.sum()))]
+        gathered = gathered.astype(np.float64)
+        sums = np.zeros((len(rows), self.dim))
+        by_count, first = counts[order], starts[order]
+        for j in range(int(by_count[0]) if len(rows) else 0):
+            m = int(np.searchsorted(-by_count, -j, side="left"))
+            sums[:m] += gathered[first[:m] + j]
+        fresh = np.empty((len(missing), self.dim))
+        fresh[order] = sums / np.maximum(by_count, 1)[:, None]
+        out[missing] = fresh
         with self._lock:
-            self._oov_cache[token] = vector
-            if len(self._oov_cache) > 200_000:
+            for k, vector in zip(missing, fresh):
+                self._oov_cache[tokens[k]] = vector.copy()  # a view would keep all of fresh alive
+            while len(self._oov_cache) > 200_000:
                 self._oov_cache.popitem(last=False)
-        return vector
+        return out
 
     def _piece_rows(self, token: str) -> List[int]:
         if self._pieces is None:

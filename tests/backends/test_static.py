@@ -451,3 +451,35 @@ def test_first_appearance_rows_number_values_in_order_of_first_appearance(items)
     values, rows = first_appearance_rows(iter(items), len(items))
     assert values == list(dict.fromkeys(items))
     assert rows.tolist() == [values.index(item) for item in items]
+
+
+def _bits(a):
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.int64)
+
+
+def test_composed_vectors_of_many_tokens_are_each_tokens_mean_to_the_bit(default):
+    """oov_vectors composes the tokens together; each row must be the per-token mean(axis=0), bit for
+    bit: in float64 n-grams of widely spread magnitudes (where the order of the adds shows), signed
+    zeros, tokens of 0 to 100+ n-grams, cached and fresh tokens mixed, repeats, and word pieces."""
+    from gensim.models.fasttext import ft_ngram_hashes
+
+    rng = np.random.default_rng(0)
+    grams = rng.standard_normal((700, 12)) * np.exp(rng.standard_normal((700, 1)) * 8)
+    grams[rng.random(grams.shape) < 0.2] = -0.0
+    grams[:, 5] = -0.0  # a column of -0.0: mean's sum starts from +0.0
+    emb = StaticEmbedding(["a"], np.ones((1, 12)), ngram_vectors=grams, min_n=2, max_n=5)
+    letters = list("abcdefghij") + ["é"]
+    tokens = ["".join(rng.choice(letters, size=n)) for n in rng.integers(0, 30, size=300)] + ["", "q", "q"]
+
+    def one(token):
+        rows = ft_ngram_hashes(token, 2, 5, 700)
+        return grams[rows].astype(np.float64).mean(axis=0) if len(rows) else np.zeros(12)
+
+    expected = np.array([one(t) for t in tokens])
+    assert np.array_equal(_bits(emb.oov_vectors(tokens[::2])), _bits(expected[::2]))  # fresh
+    assert np.array_equal(_bits(emb.oov_vectors(tokens)), _bits(expected))  # half cached
+    assert np.array_equal(_bits(emb.oov_vector(tokens[1])), _bits(expected[1]))
+    words = ["elts", "numelts", "xyzzyq", "cnt", "getcnt", "qqqqqqqqqqqqqqqqqqqqqqqqq"]
+    pieces = [default._piece_rows(w) for w in words]
+    expected = [default.vectors[p].astype(np.float64).mean(axis=0) for p in pieces]
+    assert np.array_equal(_bits(default.oov_vectors(words)), _bits(expected))

@@ -104,10 +104,10 @@ class StaticBackend:
         # each row alone, so the bits are those of one call over all rows.
         units, norms = table_unit_rows(emb.vectors, np.maximum(idx, 0))
         if len(unknown):
-            vectors = np.zeros((len(unknown), emb.dim))
             if compose:
-                for k, row in enumerate(unknown):
-                    vectors[k] = emb.oov_vector(tokens[row])
+                vectors = emb.oov_vectors([tokens[row] for row in unknown.tolist()])
+            else:
+                vectors = np.zeros((len(unknown), emb.dim))
             units[unknown], norms[unknown] = unit_rows(vectors)
         # A zero vector has no direction; treating it as unknown keeps the cosine defined.  (Only an
         # exact zero: a threshold on the norm would make a uniformly tiny embedding all-unknown.)
