@@ -115,4 +115,5 @@ class StaticBackend:
         if exact_only.any():
             norms = np.where(exact_only, emb.mean_norm, norms)
             _warn_no_vector(tokens, exact_only, emb.name, self.oov)
-        return Encoded(units=units, norms=norms, exact_only=exact_only, tokens=tokens, spans=spans)
+        return Encoded(units=units, norms=norms, exact_only=exact_only, tokens=tokens, spans=spans,
+                       vocabulary=(emb.words, idx))
