@@ -422,8 +422,8 @@ class StaticEmbedding:
         gathered = gathered.astype(np.float64)
         sums = np.zeros((len(rows), self.dim))
         by_count, first = counts[order], starts[order]
-        for j in range(int(by_count[0]) if len(rows) else 0):
-            m = int(np.searchsorted(-by_count, -j, side="left"))
+        longer = np.searchsorted(-by_count, -np.arange(by_count[0]), side="left")  # how many have > j rows
+        for j, m in enumerate(longer.tolist()):
             sums[:m] += gathered[first[:m] + j]
         fresh = np.empty((len(missing), self.dim))
         fresh[order] = sums / np.maximum(by_count, 1)[:, None]
