@@ -388,17 +388,17 @@ class StaticEmbedding:
         """:meth:`oov_vector` of each token, as the rows of one float64 matrix.  The tokens composed
         anew are averaged together, in one gather and a few numpy adds for all of them: a numpy mean
         per token cost as much as finding its word pieces."""
-        out = np.empty((len(tokens), self.dim))
+        if not len(tokens):
+            return np.zeros((0, self.dim))
         with self._lock:
             cached = list(map(self._oov_cache.get, tokens))
             missing = [k for k, vector in enumerate(cached) if vector is None]
             for token, vector in zip(tokens, cached):
                 if vector is not None:
                     self._oov_cache.move_to_end(token)
-        if len(missing) < len(tokens):
-            hit = np.ones(len(tokens), dtype=bool)
-            hit[missing] = False
-            out[hit] = [vector for vector in cached if vector is not None]
+        # One copy of the cached rows (the missing ones are overwritten below).
+        blank = np.zeros(self.dim)
+        out = np.array([blank if vector is None else vector for vector in cached])
         if not missing:
             return out
         if self.ngram_vectors is not None:

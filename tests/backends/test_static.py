@@ -479,6 +479,7 @@ def test_composed_vectors_of_many_tokens_are_each_tokens_mean_to_the_bit(default
     assert np.array_equal(_bits(emb.oov_vectors(tokens[::2])), _bits(expected[::2]))  # fresh
     assert np.array_equal(_bits(emb.oov_vectors(tokens)), _bits(expected))  # half cached
     assert np.array_equal(_bits(emb.oov_vector(tokens[1])), _bits(expected[1]))
+    assert emb.oov_vectors([]).shape == (0, 12)
     words = ["elts", "numelts", "xyzzyq", "cnt", "getcnt", "qqqqqqqqqqqqqqqqqqqqqqqqq"]
     pieces = [default._piece_rows(w) for w in words]
     expected = [default.vectors[p].astype(np.float64).mean(axis=0) for p in pieces]
