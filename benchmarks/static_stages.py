@@ -103,14 +103,15 @@ def stages(pairs: speed.Pairs, scorer_kwargs: dict, repeat: int) -> Dict[str, fl
     rows = np.array([(index[p], index[r]) for p, r in pairs], dtype=np.int64)
     enc = scorer.backend.encode(texts)
     o = scorer.options
-    masses = token_masses(enc.norms, enc.tokens, o.weights, scorer.corpus_idf, enc.vocabulary)
+    # As score() calls it: with the rows in the vocabulary where encode gives them (not before they existed).
+    by_row = (enc.vocabulary,) if getattr(enc, "vocabulary", None) is not None else ()
+    masses = token_masses(enc.norms, enc.tokens, o.weights, scorer.corpus_idf, *by_row)
     out = {
         "rouge_score ROUGE-1": cpu_time(lambda: speed.run_rouge(pairs), repeat),
         "whole score()": cpu_time(lambda: scorer.score(preds, refs), repeat),
         "tokenise": cpu_time(lambda: scorer.backend.tokenize_all(texts), repeat),
         "encode (tokenise included)": cpu_time(lambda: scorer.backend.encode(texts), repeat),
-        "masses": cpu_time(lambda: token_masses(enc.norms, enc.tokens, o.weights, scorer.corpus_idf, enc.vocabulary),
-                           repeat),
+        "masses": cpu_time(lambda: token_masses(enc.norms, enc.tokens, o.weights, scorer.corpus_idf, *by_row), repeat),
         "score_pairs": cpu_time(lambda: score_pairs(enc, texts, rows, masses, o.variant, o.clip_negative, 1), repeat),
     }
     from wrd_score.scoring import _flatten_texts
