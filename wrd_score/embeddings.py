@@ -67,6 +67,11 @@ MAX_NPZ_ENTRIES = 64
 MAX_NPZ_BYTES = 1 << 30  # uncompressed, all arrays together
 MAX_DIM = 4096
 MAX_NGRAM_N = 32  # fastText uses 3..6; each n-gram length costs one hash per character of a token
+# Composed vectors of unknown tokens kept per embedding from one call to the next (a training loop
+# scores the same references each evaluation).  Counted in bytes, not entries: 200,000 entries of the
+# default's 484 float64 dimensions were 775 MB that a stream of distinct unknown tokens could fill.
+MAX_OOV_CACHE_BYTES = 64 << 20
+_OOV_ENTRY_OVERHEAD = 160  # the dict entry, the key and the array object, besides the vector's bytes
 
 
 def file_sha256(path: str) -> str:
@@ -347,6 +352,7 @@ class StaticEmbedding:
         self.meta = dict(meta or {})
         self._mean_norm: Optional[float] = None
         self._oov_cache: "OrderedDict[str, np.ndarray]" = OrderedDict()
+        self._oov_cache_bytes = 0
         self._lock = threading.Lock()
 
     @property
@@ -430,10 +436,22 @@ class StaticEmbedding:
         out[missing] = fresh
         with self._lock:
             for k, vector in zip(missing, fresh):
-                self._oov_cache[tokens[k]] = vector.copy()  # a view would keep all of fresh alive
-            while len(self._oov_cache) > 200_000:
-                self._oov_cache.popitem(last=False)
+                token = tokens[k]
+                if token not in self._oov_cache:  # another thread may have composed it meanwhile
+                    self._oov_cache[token] = vector.copy()  # a view would keep all of fresh alive
+                    self._oov_cache_bytes += _oov_entry_bytes(token, vector)
+            while self._oov_cache_bytes > MAX_OOV_CACHE_BYTES and self._oov_cache:
+                token, vector = self._oov_cache.popitem(last=False)
+                self._oov_cache_bytes -= _oov_entry_bytes(token, vector)
         return out
+
+    def clear_oov_cache(self) -> None:
+        """Forget the composed vectors of unknown tokens kept from earlier calls (at most
+        :data:`MAX_OOV_CACHE_BYTES`): the memory comes back, and the next call composes them again, as
+        a first call does (``benchmarks/speed.py`` times both)."""
+        with self._lock:
+            self._oov_cache.clear()
+            self._oov_cache_bytes = 0
 
     def _piece_rows(self, token: str) -> List[int]:
         if self._pieces is None:
@@ -923,6 +941,10 @@ def _text_flavour(path: str) -> str:
     if len(first) == 2 and all(part.isdigit() for part in first):
         return "word2vec"
     return "glove"
+
+
+def _oov_entry_bytes(token: str, vector: np.ndarray) -> int:
+    return vector.nbytes + len(token) + _OOV_ENTRY_OVERHEAD
 
 
 _EMBEDDING_CACHE: "OrderedDict[Tuple, StaticEmbedding]" = OrderedDict()

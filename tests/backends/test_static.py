@@ -484,3 +484,27 @@ def test_composed_vectors_of_many_tokens_are_each_tokens_mean_to_the_bit(default
     pieces = [default._piece_rows(w) for w in words]
     expected = [default.vectors[p].astype(np.float64).mean(axis=0) for p in pieces]
     assert np.array_equal(_bits(default.oov_vectors(words)), _bits(expected))
+
+
+def test_composed_vector_cache_is_bounded_in_bytes_and_can_be_emptied(monkeypatch):
+    """The composed vectors kept from call to call must stay under MAX_OOV_CACHE_BYTES however many
+    distinct unknown tokens arrive (by entries, 200,000 of 484 dimensions were 775 MB), evict the
+    oldest, and give the same vectors after eviction or clear_oov_cache()."""
+    from wrd_score import embeddings
+
+    rng = np.random.default_rng(1)
+    grams = rng.standard_normal((50, 64))
+    emb = StaticEmbedding(["a"], np.ones((1, 64)), ngram_vectors=grams, min_n=2, max_n=4)
+    budget = 40 * (64 * 8 + embeddings._OOV_ENTRY_OVERHEAD + 8)
+    monkeypatch.setattr(embeddings, "MAX_OOV_CACHE_BYTES", budget)
+    tokens = [f"tok{i:05d}" for i in range(300)]
+    first = emb.oov_vectors(tokens)
+    assert 0 < emb._oov_cache_bytes <= budget
+    assert len(emb._oov_cache) <= 40 and tokens[-1] in emb._oov_cache and tokens[0] not in emb._oov_cache
+    assert emb._oov_cache_bytes == sum(embeddings._oov_entry_bytes(t, v) for t, v in emb._oov_cache.items())
+    assert np.array_equal(_bits(emb.oov_vectors(tokens[:5])), _bits(first[:5]))  # evicted, composed again
+    emb.oov_vectors(tokens[-3:] + tokens[-3:])  # cached and repeated: no double count
+    assert emb._oov_cache_bytes == sum(embeddings._oov_entry_bytes(t, v) for t, v in emb._oov_cache.items())
+    emb.clear_oov_cache()
+    assert emb._oov_cache_bytes == 0 and not emb._oov_cache
+    assert np.array_equal(_bits(emb.oov_vectors(tokens)), _bits(first))
