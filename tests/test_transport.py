@@ -232,8 +232,11 @@ def test_kernel_cosines_are_the_plain_ordered_sums(d):
     rng = np.random.default_rng(d)
     units = rng.standard_normal((30, d))
     units /= np.linalg.norm(units, axis=1)[:, None]
-    # (3, 1), (6, 2), (13, 3) and (11, 10) are tiled transposed (the reference side as the rows).
-    shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10), (3, 1), (6, 2), (13, 3)]
+    # Tiles of 1 to 8 rows (7 = 7, 10 = 5 + 5, 17 = 5 + 6 + 6), in both orientations: (1, 12), (3, 7),
+    # (4, 13) and (16, 5) are tiled transposed (the reference side as the rows), (12, 1) and (5, 16) not.
+    shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10), (3, 1), (6, 2), (13, 3),
+              (7, 7), (8, 8), (10, 10), (17, 17), (1, 12), (12, 1), (5, 16), (16, 5)]
+    assert {transport._tile_cost(n, m) < transport._tile_cost(m, n) for m, n in shapes} == {True, False}
     checked = 0
     for m, n in shapes:
         rows_p = rng.integers(0, 30, size=m).astype(np.int64)

@@ -142,37 +142,9 @@ if HAVE_NUMBA:
     from numba import types
     from numba.extending import intrinsic
 
+    from .deps import int_arg, ir_loop
+
     _I64 = ir.IntType(64)
-
-    def _ir_loop(builder, start, stop, step, carried, name, body):
-        """Emit ``for k in range(start, stop - step + 1, step)`` (i64 values) carrying the values
-        ``carried`` (``body(k, values)`` returns their next ones); returns ``k`` and the values after it."""
-        entry = builder.block
-        head = builder.append_basic_block(name + ".head")
-        inside = builder.append_basic_block(name + ".body")
-        done = builder.append_basic_block(name + ".done")
-        builder.branch(head)
-        builder.position_at_end(head)
-        k = builder.phi(_I64)
-        k.add_incoming(start, entry)
-        phis = []
-        for value in carried:
-            phi = builder.phi(value.type)
-            phi.add_incoming(value, entry)
-            phis.append(phi)
-        step_ = ir.Constant(_I64, step)
-        builder.cbranch(builder.icmp_signed("<=", builder.add(k, step_), stop), inside, done)
-        builder.position_at_end(inside)
-        after = body(k, phis)
-        k.add_incoming(builder.add(k, step_), builder.block)
-        for phi, value in zip(phis, after):
-            phi.add_incoming(value, builder.block)
-        builder.branch(head)
-        builder.position_at_end(done)
-        return k, phis
-
-    def _int_arg(context, builder, signature, args, i):
-        return context.cast(builder, args[i], signature.args[i], types.int64)
 
     @intrinsic
     def _widen_row(typingctx, bits, row, out, r):
@@ -187,8 +159,8 @@ if HAVE_NUMBA:
             src = context.make_array(signature.args[0])(context, builder, args[0])
             dst = context.make_array(signature.args[2])(context, builder, args[2])
             d = builder.extract_value(src.shape, 1)
-            src_at = builder.mul(_int_arg(context, builder, signature, args, 1), d)
-            dst_at = builder.mul(_int_arg(context, builder, signature, args, 3), d)
+            src_at = builder.mul(int_arg(context, builder, signature, args, 1), d)
+            dst_at = builder.mul(int_arg(context, builder, signature, args, 3), d)
 
             def widen(lanes):
                 def step(k, _):
@@ -203,8 +175,8 @@ if HAVE_NUMBA:
                     return []
                 return step
 
-            k, _ = _ir_loop(builder, ir.Constant(_I64, 0), d, 8, [], "widen8", widen(8))
-            _ir_loop(builder, k, d, 1, [], "widen1", widen(1))
+            k, _ = ir_loop(builder, ir.Constant(_I64, 0), d, 8, [], "widen8", widen(8))
+            ir_loop(builder, k, d, 1, [], "widen1", widen(1))
             return context.get_dummy_value()
 
         return types.none(bits, row, out, r), codegen
@@ -220,7 +192,7 @@ if HAVE_NUMBA:
             i8, i32 = ir.IntType(8), ir.IntType(32)
             src = context.make_array(signature.args[0])(context, builder, args[0])
             d = builder.extract_value(src.shape, 1)
-            start = builder.gep(src.data, [builder.mul(_int_arg(context, builder, signature, args, 1), d)])
+            start = builder.gep(src.data, [builder.mul(int_arg(context, builder, signature, args, 1), d)])
             start = builder.bitcast(start, i8.as_pointer())
             size = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
             nbytes = builder.mul(d, ir.Constant(_I64, size))
@@ -233,7 +205,7 @@ if HAVE_NUMBA:
                 return []
 
             # every 64-byte line the row touches, its last byte included
-            _ir_loop(builder, ir.Constant(_I64, 0), builder.add(nbytes, ir.Constant(_I64, 63)), 64, [], "prefetch", line)
+            ir_loop(builder, ir.Constant(_I64, 0), builder.add(nbytes, ir.Constant(_I64, 63)), 64, [], "prefetch", line)
             return context.get_dummy_value()
 
         return types.none(table, row), codegen
@@ -251,8 +223,8 @@ if HAVE_NUMBA:
             f64, i32 = ir.DoubleType(), ir.IntType(32)
             vec = ir.VectorType(f64, 4)
             data = context.make_array(signature.args[0])(context, builder, args[0])
-            lo_ = _int_arg(context, builder, signature, args, 1)
-            n_ = _int_arg(context, builder, signature, args, 2)
+            lo_ = int_arg(context, builder, signature, args, 1)
+            n_ = int_arg(context, builder, signature, args, 2)
             end = builder.sub(n_, builder.srem(n_, ir.Constant(_I64, 8)))
 
             def load(at):
@@ -264,7 +236,7 @@ if HAVE_NUMBA:
             def add(k, sums):
                 return [builder.fadd(sums[0], load(k)), builder.fadd(sums[1], load(builder.add(k, four)))]
 
-            _, (low, high) = _ir_loop(builder, ir.Constant(_I64, 8), end, 8,
+            _, (low, high) = ir_loop(builder, ir.Constant(_I64, 8), end, 8,
                                       [load(ir.Constant(_I64, 0)), load(four)], "eight", add)
 
             def fold(v):
