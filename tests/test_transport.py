@@ -237,11 +237,20 @@ def test_kernel_cosines_are_the_plain_ordered_sums(d):
     shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10), (3, 1), (6, 2), (13, 3),
               (7, 7), (8, 8), (10, 10), (17, 17), (1, 12), (12, 1), (5, 16), (16, 5)]
     assert {transport._tile_cost(n, m) < transport._tile_cost(m, n) for m, n in shapes} == {True, False}
-    checked = 0
+    cases = []
     for m, n in shapes:
         rows_p = rng.integers(0, 30, size=m).astype(np.int64)
         rows_r = rng.integers(0, 30, size=n).astype(np.int64)
         rows_r[0] = rows_p[-1]  # an equal row: exactly 1
+        cases.append((rows_p, rows_r))
+    # Repeated tokens are tiled once (9 rows of 3 distinct tokens: one tile, not two), with or
+    # without repeats on the other side.
+    cases += [(np.array(p, dtype=np.int64), np.array(r, dtype=np.int64)) for p, r in [
+        ([5, 5, 5, 2, 5, 2, 7, 5, 5], [2, 2, 9, 2]), ([4, 8], [1, 1, 1, 1, 1, 1, 1, 1, 1, 3]), ([6] * 20, [6] * 3)]]
+    assert sum(len(set(p.tolist())) < len(p) or len(set(r.tolist())) < len(r) for p, r in cases) > 6
+    checked = 0
+    for rows_p, rows_r in cases:
+        m, n = len(rows_p), len(rows_r)
         for lo in (0.0, -1.0):
             cos, C = np.empty((m, n)), np.empty((m, n))
             acc = np.empty((m + 3) * (n + 3))
@@ -254,7 +263,7 @@ def test_kernel_cosines_are_the_plain_ordered_sums(d):
                     want = 1.0 if rows_p[i] == rows_r[j] else min(max(total, lo), 1.0)
                     assert cos[i, j] == want and C[i, j] == 1.0 - want, (m, n, i, j, cos[i, j], want)
                     checked += 1
-    assert checked == 2 * sum(m * n for m, n in shapes)
+    assert checked == 2 * sum(len(p) * len(r) for p, r in cases)
 
 @needs_numba
 def test_works_without_numba_and_says_so():

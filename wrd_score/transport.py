@@ -411,6 +411,35 @@ def _dot_tiles(units, rows_a, rows_b, acc):
     return w
 
 
+#: Longest side whose repeated tokens :func:`_cosines` looks for (a quadratic scan; texts are short).
+_DISTINCT_MAX = 64
+
+
+@njit(cache=True, nogil=True)
+def _has_repeat(rows):
+    for i in range(1, rows.shape[0]):
+        for t in range(i):
+            if rows[t] == rows[i]:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _distinct(rows, first, where):
+    """``first[:count]``, returned count: the distinct values of ``rows`` in order of first appearance;
+    ``where[i]``: the place of ``rows[i]`` in them."""
+    count = 0
+    for i in range(rows.shape[0]):
+        at = 0
+        while at < count and first[at] != rows[i]:
+            at += 1
+        if at == count:
+            first[count] = rows[i]
+            count += 1
+        where[i] = at
+    return count
+
+
 @njit(cache=True, nogil=True)
 def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
     """``cos[i, j]`` (clipped to ``[lo, 1]``, exactly 1 for equal rows) and ``C = 1 - cos``.
@@ -424,21 +453,34 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
     reference takes two tiles of 6 rows (the prediction's tokens), not three tiles of one sum each.  ``acc``: scratch of ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
-    swap = _tile_cost(n, m) < _tile_cost(m, n)
-    if swap:
-        w = _dot_tiles(units, rows_r, rows_p, acc)
+    # A token repeated in a text ("the", "a") takes one tile row or lane, not one per repeat.
+    distinct = m <= _DISTINCT_MAX and n <= _DISTINCT_MAX and (_has_repeat(rows_p) or _has_repeat(rows_r))
+    if distinct:
+        scratch = np.empty(2 * (m + n), dtype=np.int64)
+        where_p = scratch[:m]
+        where_r = scratch[m:m + n]
+        dots_p = scratch[m + n:m + n + _distinct(rows_p, scratch[m + n:2 * m + n], where_p)]
+        dots_r = scratch[2 * m + n:2 * m + n + _distinct(rows_r, scratch[2 * m + n:], where_r)]
+    else:
+        where_p = where_r = dots_p = rows_p  # where_*: unused
+        dots_r = rows_r
+    mu = dots_p.shape[0]
+    nu = dots_r.shape[0]
+    if _tile_cost(nu, mu) < _tile_cost(mu, nu):
+        w = _dot_tiles(units, dots_r, dots_p, acc)
         step_i = 1
         step_j = w
     else:
-        w = _dot_tiles(units, rows_p, rows_r, acc)
+        w = _dot_tiles(units, dots_p, dots_r, acc)
         step_i = w
         step_j = 1
     for i in range(m):
+        at_i = (where_p[i] if distinct else i) * step_i
         for j in range(n):
             if rows_p[i] == rows_r[j]:
                 c = 1.0
             else:
-                c = acc[i * step_i + j * step_j]
+                c = acc[at_i + (where_r[j] if distinct else j) * step_j]
                 if c < lo:
                     c = lo
                 elif c > 1.0:
