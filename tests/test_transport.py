@@ -232,11 +232,19 @@ def test_kernel_cosines_are_the_plain_ordered_sums(d):
     rng = np.random.default_rng(d)
     units = rng.standard_normal((30, d))
     units /= np.linalg.norm(units, axis=1)[:, None]
-    # Tiles of 1 to 8 rows (7 = 7, 10 = 5 + 5, 17 = 5 + 6 + 6), in both orientations: (1, 12), (3, 7),
-    # (4, 13) and (16, 5) are tiled transposed (the reference side as the rows), (12, 1) and (5, 16) not.
+    # Tiles of every row count up to TILE_ROWS (17 = 8 + 9, 30 = 10 + 10 + 10), in both orientations
+    # ((3, 7), (4, 13), (12, 1) and (16, 5), among others, are tiled transposed: the reference side
+    # as the rows).
     shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10), (3, 1), (6, 2), (13, 3),
-              (7, 7), (8, 8), (10, 10), (17, 17), (1, 12), (12, 1), (5, 16), (16, 5)]
-    assert {transport._tile_cost(n, m) < transport._tile_cost(m, n) for m, n in shapes} == {True, False}
+              (7, 7), (8, 8), (10, 10), (17, 17), (1, 12), (12, 1), (5, 16), (16, 5), (3, 4), (30, 30)]
+    swapped = {(m, n): transport._tile_cost(n, m) < transport._tile_cost(m, n) for m, n in shapes}
+    assert set(swapped.values()) == {True, False}
+    tile_rows = set()  # the row counts of the tiles, split as _dot_tiles splits them
+    for (m, n), swap in swapped.items():
+        rows = n if swap else m
+        tiles = -(-rows // transport.TILE_ROWS)
+        tile_rows |= {(t + 1) * rows // tiles - t * rows // tiles for t in range(tiles)}
+    assert tile_rows == set(range(1, transport.TILE_ROWS + 1)), tile_rows
     cases = []
     for m, n in shapes:
         rows_p = rng.integers(0, 30, size=m).astype(np.int64)
