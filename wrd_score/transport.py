@@ -284,10 +284,10 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
 
 #: Lanes of one tile of :func:`_cosines`: 4 reference tokens side by side in a vector register.
 TILE = 4
-#: Most rows of one tile: up to 10 sums in flight keep both vector adders busy (an add takes 3 cycles
-#: on the AMD EPYC measured; 4 sums left them idle a third of the time) and the gather of the 4 lanes
-#: is shared by more rows; at 11 rows the loop runs out of registers for its row addresses.
-TILE_ROWS = 10
+#: Most rows of one tile: many sums in flight keep both vector adders busy (an add takes 3 cycles on
+#: the AMD EPYC measured; 4 sums left them idle a third of the time) and share the gather of the 4
+#: lanes; at 16 rows the loop runs out of registers.
+TILE_ROWS = 14
 
 
 def _tile_reference(units, rows_a, i, count, rows_b, j, acc, at, w):  # pragma: no cover - the compiled twin runs
@@ -349,28 +349,49 @@ if HAVE_NUMBA:
             done = builder.append_basic_block("tile.done")
             switch = builder.switch(count_, done)
             splat = ir.Constant(ir.VectorType(i32, TILE), [0] * TILE)
+
+            def mask(lanes):
+                return ir.Constant(ir.VectorType(i32, TILE), lanes)
+
             for rows in range(1, TILE_ROWS + 1):
                 block = builder.append_basic_block(f"tile.rows{rows}")
                 switch.add_case(ir.Constant(i64, rows), block)
                 builder.position_at_end(block)
                 starts = [start(first, kinds[1], builder.add(i_, ir.Constant(i64, t))) for t in range(rows)]
 
-                def step(k, sums):
-                    def value(begin):
-                        return builder.load(builder.gep(table.data, [builder.add(begin, k)]))
-
-                    lanes = ir.Constant(vec, ir.Undefined)
-                    for lane in range(TILE):
-                        lanes = builder.insert_element(lanes, value(cols[lane]), ir.Constant(i32, lane))
+                def add(k, sums, lanes):
+                    """``sums[t] += row t's value at dimension k * lanes``, a multiply then an add."""
                     after = []
                     for t in range(rows):
-                        x = builder.insert_element(ir.Constant(vec, ir.Undefined), value(starts[t]), ir.Constant(i32, 0))
+                        value = builder.load(builder.gep(table.data, [builder.add(starts[t], k)]))
+                        x = builder.insert_element(ir.Constant(vec, ir.Undefined), value, ir.Constant(i32, 0))
                         x = builder.shuffle_vector(x, ir.Constant(vec, ir.Undefined), splat)
                         after.append(builder.fadd(sums[t], builder.fmul(x, lanes)))
                     return after
 
+                def step4(k, sums):
+                    # The lanes of 4 dimensions at once: 4 loads of 4 consecutive values, transposed
+                    # (2 shuffles a dimension instead of a load per lane and 3 shuffles).
+                    quads = [builder.load(builder.bitcast(builder.gep(table.data, [builder.add(col, k)]),
+                                                          vec.as_pointer()), align=8) for col in cols]
+                    even = [builder.shuffle_vector(quads[a], quads[a + 1], mask([0, 4, 2, 6])) for a in (0, 2)]
+                    odd = [builder.shuffle_vector(quads[a], quads[a + 1], mask([1, 5, 3, 7])) for a in (0, 2)]
+                    for q, (pair, half) in enumerate([(even, [0, 1, 4, 5]), (odd, [0, 1, 4, 5]),
+                                                      (even, [2, 3, 6, 7]), (odd, [2, 3, 6, 7])]):
+                        lanes = builder.shuffle_vector(pair[0], pair[1], mask(half))
+                        sums = add(builder.add(k, ir.Constant(i64, q)), sums, lanes)
+                    return sums
+
+                def step1(k, sums):
+                    lanes = ir.Constant(vec, ir.Undefined)
+                    for lane in range(TILE):
+                        value = builder.load(builder.gep(table.data, [builder.add(cols[lane], k)]))
+                        lanes = builder.insert_element(lanes, value, ir.Constant(i32, lane))
+                    return add(k, sums, lanes)
+
                 zero = ir.Constant(vec, [0.0] * TILE)
-                _, sums = ir_loop(builder, ir.Constant(i64, 0), d, 1, [zero] * rows, f"tile{rows}", step)
+                k, sums = ir_loop(builder, ir.Constant(i64, 0), d, 4, [zero] * rows, f"tile{rows}x4", step4)
+                _, sums = ir_loop(builder, k, d, 1, sums, f"tile{rows}x1", step1)
                 for t in range(rows):
                     where = builder.gep(out.data, [builder.add(at_, builder.mul(ir.Constant(i64, t), w_))])
                     builder.store(sums[t], builder.bitcast(where, vec.as_pointer()), align=8)
@@ -386,19 +407,19 @@ else:  # pragma: no cover - without numba the kernels are never called
 @njit(cache=True, nogil=True)
 def _tile_cost(m, n):
     """Hundredths of a cycle per dimension of :func:`_dot_tiles` over ``m`` rows and ``n`` columns, as
-    measured on the AMD EPYC: a tile of ``r`` rows takes 2.2 cycles (its gather) + 0.56 per row, and
+    measured on the AMD EPYC: a tile of ``r`` rows takes 1.3 cycles (its gather) + 0.57 per row, and
     at least the 3-cycle latency of an add."""
     tiles = (m + TILE_ROWS - 1) // TILE_ROWS
     cost = 0
     for t in range(tiles):
-        cost += max(300, 220 + 56 * ((t + 1) * m // tiles - t * m // tiles))
+        cost += max(300, 130 + 57 * ((t + 1) * m // tiles - t * m // tiles))
     return cost * ((n + TILE - 1) // TILE)
 
 
 @njit(cache=True, nogil=True)
 def _dot_tiles(units, rows_a, rows_b, acc):
     """``acc[i * w + j]`` = the dot product of rows ``rows_a[i]`` and ``rows_b[j]`` of ``units`` for
-    every ``i, j``, in tiles of up to ``TILE_ROWS`` rows (split evenly: 12 rows are 6 + 6, not 10 + 2)
+    every ``i, j``, in tiles of up to ``TILE_ROWS`` rows (split evenly: 16 rows are 8 + 8, not 14 + 2)
     by 4 columns; ``w``, returned, is ``len(rows_b)`` rounded up to a multiple of 4, the missing
     columns being repeats of the last one (computed, then ignored)."""
     m = rows_a.shape[0]
