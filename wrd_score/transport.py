@@ -315,8 +315,8 @@ if HAVE_NUMBA:
     @intrinsic
     def _tile(typingctx, units, rows_a, i, count, rows_b, j, acc, at, w):
         """:func:`_tile_reference` in LLVM vector code: one ``<4 x double>`` sum per row, whose lanes are
-        the 4 columns (their values gathered dimension by dimension), up to ``TILE_ROWS`` sums in
-        flight.  Each lane adds its products in dimension order from 0.0 with a plain multiply then
+        the 4 columns (their values gathered 4 dimensions at a time: 4 loads, transposed), up to
+        ``TILE_ROWS`` sums in flight.  Each lane adds its products in dimension order from 0.0 with a plain multiply then
         add (no fused multiply-add, no reassociation): the operations of a scalar loop, so the same
         bits.  An intrinsic because numba runs LLVM's loop vectoriser only (not the SLP vectoriser
         that would pack independent sums), and that may not reorder a sum.  ``count`` (1 to
