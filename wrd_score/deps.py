@@ -34,7 +34,9 @@ if HAVE_NUMBA:
     def ir_loop(builder, start, stop, step, carried, name, body):
         """For numba intrinsics (the compiled vector code of embeddings and transport): emit in LLVM IR
         ``for k in range(start, stop - step + 1, step)`` (i64 values) carrying the values ``carried``
-        (``body(k, values)`` returns their next ones); returns ``k`` and the values after the loop."""
+        (``body(k, values)`` returns their next ones); returns ``k`` and the values after the loop.
+        numba's on-disk cache of a kernel checks only its own module's file: after editing this,
+        clear ``wrd_score/__pycache__/*.nbi`` (or touch embeddings.py and transport.py)."""
         i64 = ir.IntType(64)
         entry = builder.block
         head = builder.append_basic_block(name + ".head")
