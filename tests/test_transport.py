@@ -236,7 +236,8 @@ def test_kernel_cosines_are_the_plain_ordered_sums(d):
     # ((3, 7), (4, 13), (12, 1) and (16, 5), among others, are tiled transposed: the reference side
     # as the rows).
     shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10), (3, 1), (6, 2), (13, 3),
-              (7, 7), (8, 8), (10, 10), (17, 17), (1, 12), (12, 1), (5, 16), (16, 5), (3, 4), (30, 30), (11, 11), (12, 12), (13, 13), (14, 14)]
+              (7, 7), (8, 8), (10, 10), (17, 17), (1, 12), (12, 1), (5, 16), (16, 5), (3, 4), (30, 30), (11, 11),
+              (12, 12), (13, 13), (14, 14)]
     swapped = {(m, n): transport._tile_cost(n, m) < transport._tile_cost(m, n) for m, n in shapes}
     assert set(swapped.values()) == {True, False}
     tile_rows = set()  # the row counts of the tiles, split as _dot_tiles splits them

@@ -171,7 +171,8 @@ if HAVE_NUMBA:
                         target = builder.bitcast(target, ir.VectorType(f64, lanes).as_pointer())
                     value = builder.load(source, align=2)
                     value = builder.bitcast(value, ir.VectorType(half, lanes) if lanes > 1 else half)
-                    builder.store(builder.fpext(value, ir.VectorType(f64, lanes) if lanes > 1 else f64), target, align=8)
+                    wide = ir.VectorType(f64, lanes) if lanes > 1 else f64
+                    builder.store(builder.fpext(value, wide), target, align=8)
                     return []
                 return step
 
@@ -201,7 +202,7 @@ if HAVE_NUMBA:
 
             def line(k, _):
                 # read (0), keep in all cache levels (3), data (1)
-                builder.call(hint, [builder.gep(start, [k]), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+                builder.call(hint, [builder.gep(start, [k])] + [ir.Constant(i32, c) for c in (0, 3, 1)])
                 return []
 
             # every 64-byte line the row touches, its last byte included

@@ -316,15 +316,16 @@ if HAVE_NUMBA:
     def _tile(typingctx, units, rows_a, i, count, rows_b, j, acc, at, w):
         """:func:`_tile_reference` in LLVM vector code: one ``<4 x double>`` sum per row, whose lanes are
         the 4 columns (their values gathered 4 dimensions at a time: 4 loads, transposed), up to
-        ``TILE_ROWS`` sums in flight.  Each lane adds its products in dimension order from 0.0 with a plain multiply then
-        add (no fused multiply-add, no reassociation): the operations of a scalar loop, so the same
-        bits.  An intrinsic because numba runs LLVM's loop vectoriser only (not the SLP vectoriser
+        ``TILE_ROWS`` sums in flight.  Each lane adds its products in dimension order from 0.0 with a
+        plain multiply then add (no fused multiply-add, no reassociation): the operations of a scalar
+        loop, so the same bits.  An intrinsic because numba runs LLVM's loop vectoriser only (not the SLP vectoriser
         that would pack independent sums), and that may not reorder a sum.  ``count`` (1 to
         ``TILE_ROWS``) picks one of ``TILE_ROWS`` loops, each with its rows' sums in registers."""
-        arrays_ok = all(isinstance(a, types.Array) and a.layout == "C" and a.ndim == nd and kind(a.dtype)
-                        for a, nd, kind in ((units, 2, lambda t: t == types.float64), (acc, 1, lambda t: t == types.float64),
-                                            (rows_a, 1, lambda t: isinstance(t, types.Integer)),
-                                            (rows_b, 1, lambda t: isinstance(t, types.Integer))))
+        def fits(a, ndim, real):
+            return (isinstance(a, types.Array) and a.layout == "C" and a.ndim == ndim
+                    and (a.dtype == types.float64 if real else isinstance(a.dtype, types.Integer)))
+
+        arrays_ok = fits(units, 2, True) and fits(acc, 1, True) and fits(rows_a, 1, False) and fits(rows_b, 1, False)
         if not arrays_ok:
             return None
         sig = types.none(units, rows_a, i, count, rows_b, j, acc, at, w)
@@ -473,7 +474,8 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
     each add their own products in dimension order, with the sides as tile rows and lanes the
     way :func:`_tile_cost` finds cheaper (a product's bits do not depend on the order of its
     factors, so the transposed tiles hold the same sums): a 12-token prediction against a 1-token
-    reference takes two tiles of 6 rows (the prediction's tokens), not three tiles of one sum each.  ``acc``: scratch of ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
+    reference takes two tiles of 6 rows (the prediction's tokens), not three tiles of one sum each.
+    ``acc``: scratch of ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
     # A token repeated in a text ("the", "a") takes one tile row or lane, not one per repeat.
