@@ -7,6 +7,7 @@ collector paused; CPU time rather than wall-clock because the machine may be sha
   whole score()      ``WRDScorer(num_threads=1).score(predictions, references)``
   tokenise           ``backend.tokenize_all`` on the call's distinct texts
   encode             ``backend.encode`` on them (tokenise included: vocabulary lookup, unit rows)
+    of which unit rows ``embeddings.table_unit_rows`` on the table rows that encode passes it
   masses             ``token_masses`` (norm * corpus IDF)
   score_pairs        ``scoring.score_pairs`` (flattening, compiled kernel, POT fallbacks)
     of which cosines the kernel's ``_cosines`` alone on every pair it solves
@@ -96,6 +97,7 @@ def _kernel_harness():
 
 def stages(pairs: speed.Pairs, scorer_kwargs: dict, repeat: int) -> Dict[str, float]:
     from wrd_score import WRDScorer
+    from wrd_score.embeddings import table_unit_rows
     from wrd_score.scoring import score_pairs
     from wrd_score.weights import token_masses
 
@@ -110,6 +112,8 @@ def stages(pairs: speed.Pairs, scorer_kwargs: dict, repeat: int) -> Dict[str, fl
     # As score() calls it: with the rows in the vocabulary where encode gives them (not before they existed).
     by_row = (enc.vocabulary,) if getattr(enc, "vocabulary", None) is not None else ()
     masses = token_masses(enc.norms, enc.tokens, o.weights, scorer.corpus_idf, *by_row)
+    table = scorer.backend.embedding.vectors
+    table_rows = np.array([max(scorer.backend.embedding.index.get(t, -1), 0) for t in enc.tokens], dtype=np.int64)
     out = {
         "rouge_score ROUGE-1": cpu_time(lambda: speed.run_rouge(pairs), repeat),
         "whole score()": cpu_time(lambda: scorer.score(preds, refs), repeat),
@@ -117,6 +121,7 @@ def stages(pairs: speed.Pairs, scorer_kwargs: dict, repeat: int) -> Dict[str, fl
                                               scorer.backend.embedding.clear_oov_cache),
         "tokenise": cpu_time(lambda: scorer.backend.tokenize_all(texts), repeat),
         "encode (tokenise included)": cpu_time(lambda: scorer.backend.encode(texts), repeat),
+        "  of which unit rows": cpu_time(lambda: table_unit_rows(table, table_rows), repeat),
         "masses": cpu_time(lambda: token_masses(enc.norms, enc.tokens, o.weights, scorer.corpus_idf, *by_row), repeat),
         "score_pairs": cpu_time(lambda: score_pairs(enc, texts, rows, masses, o.variant, o.clip_negative, 1), repeat),
     }

@@ -436,6 +436,15 @@ def test_table_unit_rows_are_the_bits_of_unit_rows_over_the_widened_rows():
     for n in list(range(0, 300)) + [484, 1000, 4097]:
         values = rng.random(n) * rng.choice([1e-3, 1.0, 1e3], size=n)
         assert _pairwise_sum(values, n, np.empty((3, 64), dtype=np.int64), np.empty(64)) == np.add.reduce(values), n
+    # Every float16 bit pattern (subnormals, infinities, quiet and signalling NaNs), in rows whose
+    # lengths leave every remainder of the 8-wide widening and the eight running sums.
+    patterns = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    for d in [3, 8, 13, 16, 136, 484]:
+        table = np.resize(patterns, (-(-(1 << 16) // d), d))
+        rows = np.concatenate([rng.permutation(len(table)), rng.integers(0, len(table), size=50)])
+        with np.errstate(invalid="ignore", over="ignore"):  # the inf and NaN rows
+            got, want = table_unit_rows(table, rows), unit_rows(table[rows].astype(np.float64))
+        assert bits(got) == bits(want), d
     table32 = rng.standard_normal((4, 5)).astype(np.float32)  # other dtypes take unit_rows itself
     assert bits(table_unit_rows(table32, [3, 0])) == bits(unit_rows(table32[[3, 0]].astype(np.float64)))
 
