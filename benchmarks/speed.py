@@ -233,10 +233,16 @@ def workload_rows(label: str, pairs: Pairs, scorer_kwargs: dict, repeat: int, na
     naive_pairs = pairs[:naive_max] if naive_max else pairs
     t_naive, (ref_p, ref_r) = best_time(lambda: run_naive(one, naive_pairs), 1)
     cpu = {"naive": _CPU["last"]}
-    t_rouge = t_one = t_two = t_enc = float("inf")
+    t_rouge = t_one = t_cold = t_two = t_enc = float("inf")
+    embedding = getattr(one.backend, "embedding", None)
     for _ in range(repeat):  # peers interleaved, so a burst of load from elsewhere hits all of them
         t, _ = best_time(lambda: run_rouge(pairs), 1)
         t_rouge, cpu["rouge"] = min(t_rouge, t), min(cpu.get("rouge", np.inf), _CPU["last"])
+        # A first call: the composed vectors of unknown tokens that the embedding keeps from call to
+        # call are forgotten (untimed) before it, so it composes them as a fresh process would.
+        embedding.clear_oov_cache()
+        t, (p0, r0) = best_time(lambda: run_new(one, pairs), 1)
+        t_cold, cpu["cold"] = min(t_cold, t), min(cpu.get("cold", np.inf), _CPU["last"])
         t, (p1, r1) = best_time(lambda: run_new(one, pairs), 1)
         t_one, cpu["one"] = min(t_one, t), min(cpu.get("one", np.inf), _CPU["last"])
         t, (p2, r2) = best_time(lambda: run_new(two, pairs), 1)
@@ -246,6 +252,7 @@ def workload_rows(label: str, pairs: Pairs, scorer_kwargs: dict, repeat: int, na
     k = len(naive_pairs)
     diff = max(np.abs(p1[:k] - ref_p).max(), np.abs(r1[:k] - ref_r).max())
     same_threads = bool(np.array_equal(p1, p2) and np.array_equal(r1, r2))
+    same_first = bool(np.array_equal(p0, p1) and np.array_equal(r0, r1))
     rouge_rate = n / t_rouge
     naive_rate = k / t_naive
     rouge_cpu_rate = n / cpu["rouge"]
@@ -253,6 +260,7 @@ def workload_rows(label: str, pairs: Pairs, scorer_kwargs: dict, repeat: int, na
     for method, pairs_n, seconds, cpu_s in (("rouge_score ROUGE-1", n, t_rouge, cpu["rouge"]),
                                             ("naive ot.emd loop", k, t_naive, cpu["naive"]),
                                             ("new scorer, 1 thread", n, t_one, cpu["one"]),
+                                            ("new scorer, 1 thread, first call", n, t_cold, cpu["cold"]),
                                             ("new scorer, 2 threads", n, t_two, cpu["two"]),
                                             ("  of which tokenise+embed", n, t_enc, cpu["enc"])):
         rate = pairs_n / seconds
@@ -260,8 +268,10 @@ def workload_rows(label: str, pairs: Pairs, scorer_kwargs: dict, repeat: int, na
                      "vs_rouge": rate / rouge_rate, "vs_naive": rate / naive_rate, "cpu": cpu_s,
                      "cpu_vs_rouge": pairs_n / cpu_s / rouge_cpu_rate})
     rows[2]["note"] = f"max |diff| vs ot.emd on {k:,} pairs: {diff:.1e}"
-    rows[3]["note"] = "identical to 1 thread" if same_threads else "DIFFERS from 1 thread"
-    rows[4]["note"] = "WRDScorer's encode of the distinct texts, included in the rows above"
+    rows[3]["note"] = ("composed vectors of unknown tokens not kept from the call before; "
+                       + ("scores identical" if same_first else "scores DIFFER"))
+    rows[4]["note"] = "identical to 1 thread" if same_threads else "DIFFERS from 1 thread"
+    rows[5]["note"] = "WRDScorer's encode of the distinct texts, included in the rows above"
     return rows
 
 
@@ -346,14 +356,16 @@ def main(argv=None) -> int:
     names_rows = {r["method"]: r for r in table if r["workload"] == "method names"}
     sent_rows = {r["method"]: r for r in table if r["workload"] == "STS-B sentences"}
     one_name, one_sent = names_rows["new scorer, 1 thread"], sent_rows["new scorer, 1 thread"]
+    first = "new scorer, 1 thread, first call"
 
     def verdict(row, aim):
         return (f"{row['vs_rouge']:.2f} wall, {row['cpu_vs_rouge']:.2f} CPU "
                 f"({'met' if min(row['vs_rouge'], row['cpu_vs_rouge']) >= aim else 'NOT met'})")
 
     # Issue 23: one thread against rouge_score timed in this run (same pairs, interleaved repeats).
-    print(f"aims, 1 thread vs ROUGE-1: names >= 1.5: {verdict(one_name, 1.5)}; "
-          f"sentences >= 1.0: {verdict(one_sent, 1.0)}; names vs naive >= 10: {one_name['vs_naive']:.1f}; "
+    print(f"aims, 1 thread vs ROUGE-1: names >= 1.5: {verdict(one_name, 1.5)}, first call "
+          f"{verdict(names_rows[first], 1.5)}; sentences >= 1.0: {verdict(one_sent, 1.0)}, first call "
+          f"{verdict(sent_rows[first], 1.0)}; names vs naive >= 10: {one_name['vs_naive']:.1f}; "
           f"2 threads on names: {names_rows['new scorer, 2 threads']['vs_rouge']:.2f}")
     return 0
 

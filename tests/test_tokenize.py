@@ -140,3 +140,26 @@ def test_tokenize_separated_is_every_text_tokens_between_separators(texts, token
     """One flat list, cut at the separators, gives back each text's tokens; no token is the separator."""
     split = get_tokenizer(tokenizer)
     assert tokenize_separated(texts, tokenizer) == _joined([split(t) for t in texts])
+
+
+_MIXED = ["Größe", "getCount words", "", "a\x00b", "获取计数", "size_t", "ＡＢＣ x", "x\x00", "plain text",
+          "naïve café", "\x00", "end", "Ünïcode"]
+
+
+@pytest.mark.parametrize("tokenizer", ["identifier", "words"])
+@pytest.mark.parametrize("start", range(4))
+def test_runs_of_ascii_texts_between_other_texts_keep_every_text_in_place(tokenizer, start):
+    """The ASCII runs between non-ASCII or NUL-holding texts (first, last, one after another, alone)
+    are spliced back in text order."""
+    texts = _MIXED[start:] + _MIXED[:start]
+    split = get_tokenizer(tokenizer)
+    assert tokenize_many(texts, tokenizer) == [split(t) for t in texts]
+    assert tokenize_separated(texts, tokenizer) == _joined([split(t) for t in texts])
+
+
+@settings(max_examples=500, deadline=None, derandomize=True, database=None)
+@given(text=st.text(max_size=40), tokenizer=st.sampled_from(["identifier", "words"]))
+def test_tokenizers_give_the_units_of_unit_spans(text, tokenizer):
+    """The tokenizers read NFKC of the whole text without offsets; unit_spans normalises segment by
+    segment to keep them: the units must be the same."""
+    assert get_tokenizer(tokenizer)(text) == [unit for unit, _, _ in unit_spans(text, tokenizer)]

@@ -233,13 +233,34 @@ def test_kernel_cosines_are_the_plain_ordered_sums(d):
     rng = np.random.default_rng(d)
     units = rng.standard_normal((30, d))
     units /= np.linalg.norm(units, axis=1)[:, None]
-    # (3, 1), (6, 2), (13, 3) and (11, 10) are tiled transposed (the reference side as the rows).
-    shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10), (3, 1), (6, 2), (13, 3)]
-    checked = 0
+    # Tiles of every row count up to TILE_ROWS (17 = 8 + 9, 30 = 10 + 10 + 10), in both orientations
+    # ((3, 7), (4, 13), (12, 1) and (16, 5), among others, are tiled transposed: the reference side
+    # as the rows).
+    shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10), (3, 1), (6, 2), (13, 3),
+              (7, 7), (8, 8), (10, 10), (17, 17), (1, 12), (12, 1), (5, 16), (16, 5), (3, 4), (30, 30), (11, 11),
+              (12, 12), (13, 13), (14, 14)]
+    swapped = {(m, n): transport._tile_cost(n, m) < transport._tile_cost(m, n) for m, n in shapes}
+    assert set(swapped.values()) == {True, False}
+    tile_rows = set()  # the row counts of the tiles, split as _dot_tiles splits them
+    for (m, n), swap in swapped.items():
+        rows = n if swap else m
+        tiles = -(-rows // transport.TILE_ROWS)
+        tile_rows |= {(t + 1) * rows // tiles - t * rows // tiles for t in range(tiles)}
+    assert tile_rows == set(range(1, transport.TILE_ROWS + 1)), tile_rows
+    cases = []
     for m, n in shapes:
         rows_p = rng.integers(0, 30, size=m).astype(np.int64)
         rows_r = rng.integers(0, 30, size=n).astype(np.int64)
         rows_r[0] = rows_p[-1]  # an equal row: exactly 1
+        cases.append((rows_p, rows_r))
+    # Repeated tokens are tiled once (9 rows of 3 distinct tokens: one tile, not two), with or
+    # without repeats on the other side.
+    cases += [(np.array(p, dtype=np.int64), np.array(r, dtype=np.int64)) for p, r in [
+        ([5, 5, 5, 2, 5, 2, 7, 5, 5], [2, 2, 9, 2]), ([4, 8], [1, 1, 1, 1, 1, 1, 1, 1, 1, 3]), ([6] * 20, [6] * 3)]]
+    assert sum(len(set(p.tolist())) < len(p) or len(set(r.tolist())) < len(r) for p, r in cases) > 6
+    checked = 0
+    for rows_p, rows_r in cases:
+        m, n = len(rows_p), len(rows_r)
         for lo in (0.0, -1.0):
             cos, C = np.empty((m, n)), np.empty((m, n))
             acc = np.empty((m + 3) * (n + 3))
@@ -252,7 +273,7 @@ def test_kernel_cosines_are_the_plain_ordered_sums(d):
                     want = 1.0 if rows_p[i] == rows_r[j] else min(max(total, lo), 1.0)
                     assert cos[i, j] == want and C[i, j] == 1.0 - want, (m, n, i, j, cos[i, j], want)
                     checked += 1
-    assert checked == 2 * sum(m * n for m, n in shapes)
+    assert checked == 2 * sum(len(p) * len(r) for p, r in cases)
 
 @needs_numba
 def test_works_without_numba_and_says_so():

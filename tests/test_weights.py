@@ -100,3 +100,22 @@ def test_idf_masses_read_the_table_as_calling_it_does():
 
     doubled = Doubled(table.weights, table.default, table.n_documents, table.source)
     assert token_masses(norms, tokens, "idf", doubled).tolist() == [2 * table(t) for t in tokens]
+
+
+def test_corpus_idf_read_by_vocabulary_row_is_the_table_itself():
+    # encode hands token_masses each token's row in the embedding; the embedding file's IDF is then
+    # read by row: the values must be idf(token) for tokens in and out of the vocabulary, and a word
+    # list other than the table's own must not be read by row.
+    from wrd_score.weights import corpus_idf, token_masses
+
+    scorer = WRDScorer(tokenizer="words")
+    table, emb = scorer.corpus_idf, scorer.backend.embedding
+    assert table is corpus_idf(emb) and table.by_word[0] is emb.words
+    enc = scorer.backend.encode(["The quick brown fox jumps over a lazy dog", "xqzvw glorbification 1987",
+                                 "getCount size"])
+    words, rows = enc.vocabulary
+    assert words is emb.words and (rows < 0).any() and (rows >= 0).any()
+    want = np.array([table(t) for t in enc.tokens]) * enc.norms
+    assert token_masses(enc.norms, enc.tokens, "norm*corpus-idf", table, enc.vocabulary).tolist() == want.tolist()
+    shifted = (list(emb.words), np.maximum(rows - 1, -1))  # an equal list, but not the table's own
+    assert token_masses(enc.norms, enc.tokens, "norm*corpus-idf", table, shifted).tolist() == want.tolist()

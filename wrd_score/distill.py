@@ -272,10 +272,13 @@ def _code_rows(words: Sequence[str], code: StaticEmbedding) -> np.ndarray:
     """Each word's vector in the code space: its own, else (fastText) its n-grams' mean; a word piece
     ``##ing`` is looked up as ``ing``. Zero rows where the space has nothing."""
     rows = np.zeros((len(words), code.dim))
-    for i, word in enumerate(words):
-        key = word[2:] if word.startswith("##") else word
-        j = code.index.get(key)
-        rows[i] = code.vectors[j] if j is not None else code.oov_vector(key)
+    keys = [word[2:] if word.startswith("##") else word for word in words]
+    found = [code.index.get(key) for key in keys]
+    known = [i for i, j in enumerate(found) if j is not None]
+    rows[known] = code.vectors[[found[i] for i in known]]
+    missing = [i for i, j in enumerate(found) if j is None]
+    if missing:  # composed together: one call for all of them
+        rows[missing] = code.oov_vectors([keys[i] for i in missing])
     return rows
 
 

@@ -17,6 +17,7 @@ import threading
 import warnings
 from collections import OrderedDict
 from importlib import resources
+from itertools import chain
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -66,6 +67,11 @@ MAX_NPZ_ENTRIES = 64
 MAX_NPZ_BYTES = 1 << 30  # uncompressed, all arrays together
 MAX_DIM = 4096
 MAX_NGRAM_N = 32  # fastText uses 3..6; each n-gram length costs one hash per character of a token
+# Composed vectors of unknown tokens kept per embedding from one call to the next (a training loop
+# scores the same references each evaluation).  Counted in bytes, not entries: 200,000 entries of the
+# default's 484 float64 dimensions were 775 MB that a stream of distinct unknown tokens could fill.
+MAX_OOV_CACHE_BYTES = 64 << 20
+_OOV_ENTRY_OVERHEAD = 160  # the dict entry, the key and the array object, besides the vector's bytes
 
 
 def file_sha256(path: str) -> str:
@@ -126,6 +132,131 @@ def unit_rows(vectors: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return units, norms
 
 
+def _eight_sums_reference(values, lo, n):  # pragma: no cover - the compiled twin runs
+    """What the compiled ``_eight_sums`` computes, in Python: numpy's eight running sums over
+    ``values[lo:lo + n - n % 8]`` (``n >= 8``), folded as numpy folds them."""
+    r0, r1, r2, r3 = values[lo], values[lo + 1], values[lo + 2], values[lo + 3]
+    r4, r5, r6, r7 = values[lo + 4], values[lo + 5], values[lo + 6], values[lo + 7]
+    for i in range(lo + 8, lo + n - n % 8, 8):
+        r0, r1, r2, r3 = r0 + values[i], r1 + values[i + 1], r2 + values[i + 2], r3 + values[i + 3]
+        r4, r5, r6, r7 = r4 + values[i + 4], r5 + values[i + 5], r6 + values[i + 6], r7 + values[i + 7]
+    return ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+
+
+if HAVE_NUMBA:
+    from llvmlite import ir
+    from numba import types
+    from numba.extending import intrinsic
+
+    from .deps import int_arg, ir_loop
+
+    _I64 = ir.IntType(64)
+
+    @intrinsic
+    def _widen_row(typingctx, bits, row, out, r):
+        """``out[r, :] = bits[row, :]`` read as float16 and widened to float64 by the processor (8 at a
+        time; exact, as numpy's ``astype`` is, except that a signalling NaN comes back quiet)."""
+        if not (isinstance(bits, types.Array) and bits.dtype == types.uint16 and isinstance(out, types.Array)
+                and out.dtype == types.float64 and bits.ndim == out.ndim == 2 and bits.layout == out.layout == "C"):
+            return None
+
+        def codegen(context, builder, signature, args):
+            half, f64, i16 = ir.HalfType(), ir.DoubleType(), ir.IntType(16)
+            src = context.make_array(signature.args[0])(context, builder, args[0])
+            dst = context.make_array(signature.args[2])(context, builder, args[2])
+            d = builder.extract_value(src.shape, 1)
+            src_at = builder.mul(int_arg(context, builder, signature, args, 1), d)
+            dst_at = builder.mul(int_arg(context, builder, signature, args, 3), d)
+
+            def widen(lanes):
+                def step(k, _):
+                    source = builder.gep(src.data, [builder.add(src_at, k)])
+                    target = builder.gep(dst.data, [builder.add(dst_at, k)])
+                    if lanes > 1:
+                        source = builder.bitcast(source, ir.VectorType(i16, lanes).as_pointer())
+                        target = builder.bitcast(target, ir.VectorType(f64, lanes).as_pointer())
+                    value = builder.load(source, align=2)
+                    value = builder.bitcast(value, ir.VectorType(half, lanes) if lanes > 1 else half)
+                    wide = ir.VectorType(f64, lanes) if lanes > 1 else f64
+                    builder.store(builder.fpext(value, wide), target, align=8)
+                    return []
+                return step
+
+            k, _ = ir_loop(builder, ir.Constant(_I64, 0), d, 8, [], "widen8", widen(8))
+            ir_loop(builder, k, d, 1, [], "widen1", widen(1))
+            return context.get_dummy_value()
+
+        return types.none(bits, row, out, r), codegen
+
+    @intrinsic
+    def _prefetch_row(typingctx, table, row):
+        """Ask the processor to start reading row ``row`` of ``table`` into cache (a hint, no value
+        changes): rows are gathered in token order, scattered over a table far larger than cache."""
+        if not (isinstance(table, types.Array) and table.ndim == 2 and table.layout == "C"):
+            return None
+
+        def codegen(context, builder, signature, args):
+            i8, i32 = ir.IntType(8), ir.IntType(32)
+            src = context.make_array(signature.args[0])(context, builder, args[0])
+            d = builder.extract_value(src.shape, 1)
+            start = builder.gep(src.data, [builder.mul(int_arg(context, builder, signature, args, 1), d)])
+            start = builder.bitcast(start, i8.as_pointer())
+            size = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
+            nbytes = builder.mul(d, ir.Constant(_I64, size))
+            hint = builder.module.declare_intrinsic(
+                "llvm.prefetch", (), ir.FunctionType(ir.VoidType(), [i8.as_pointer(), i32, i32, i32]))
+
+            def line(k, _):
+                # read (0), keep in all cache levels (3), data (1)
+                builder.call(hint, [builder.gep(start, [k])] + [ir.Constant(i32, c) for c in (0, 3, 1)])
+                return []
+
+            # every 64-byte line the row touches, its last byte included
+            ir_loop(builder, ir.Constant(_I64, 0), builder.add(nbytes, ir.Constant(_I64, 63)), 64, [], "prefetch", line)
+            return context.get_dummy_value()
+
+        return types.none(table, row), codegen
+
+    @intrinsic
+    def _eight_sums(typingctx, values, lo, n):
+        """:func:`_eight_sums_reference` with its eight running sums as two ``<4 x double>`` (as numpy
+        keeps them in vector registers): lane ``t`` of the pair adds ``values[lo + t + 8i]`` in order,
+        so the sums, and their fold, are numpy's bits."""
+        if not (isinstance(values, types.Array) and values.dtype == types.float64 and values.ndim == 1
+                and values.layout == "C"):
+            return None
+
+        def codegen(context, builder, signature, args):
+            f64, i32 = ir.DoubleType(), ir.IntType(32)
+            vec = ir.VectorType(f64, 4)
+            data = context.make_array(signature.args[0])(context, builder, args[0])
+            lo_ = int_arg(context, builder, signature, args, 1)
+            n_ = int_arg(context, builder, signature, args, 2)
+            end = builder.sub(n_, builder.srem(n_, ir.Constant(_I64, 8)))
+
+            def load(at):
+                where = builder.gep(data.data, [builder.add(lo_, at)])
+                return builder.load(builder.bitcast(where, vec.as_pointer()), align=8)
+
+            four = ir.Constant(_I64, 4)
+
+            def add(k, sums):
+                return [builder.fadd(sums[0], load(k)), builder.fadd(sums[1], load(builder.add(k, four)))]
+
+            _, (low, high) = ir_loop(builder, ir.Constant(_I64, 8), end, 8,
+                                      [load(ir.Constant(_I64, 0)), load(four)], "eight", add)
+
+            def fold(v):
+                lane = [builder.extract_element(v, ir.Constant(i32, t)) for t in range(4)]
+                return builder.fadd(builder.fadd(lane[0], lane[1]), builder.fadd(lane[2], lane[3]))
+
+            return builder.fadd(fold(low), fold(high))
+
+        return types.float64(values, lo, n), codegen
+else:  # pragma: no cover - without numba table_unit_rows takes unit_rows
+    _eight_sums = _eight_sums_reference
+
+
 @njit(cache=True, nogil=True)
 def _block_sum(values, lo, n):
     """numpy's sum of a block of at most 128 float64 (eight running sums), the same bits."""
@@ -134,23 +265,9 @@ def _block_sum(values, lo, n):
         for i in range(n):
             total += values[lo + i]
         return total
-    r0, r1, r2, r3 = values[lo], values[lo + 1], values[lo + 2], values[lo + 3]
-    r4, r5, r6, r7 = values[lo + 4], values[lo + 5], values[lo + 6], values[lo + 7]
-    i = 8
-    while i < n - n % 8:
-        r0 += values[lo + i]
-        r1 += values[lo + i + 1]
-        r2 += values[lo + i + 2]
-        r3 += values[lo + i + 3]
-        r4 += values[lo + i + 4]
-        r5 += values[lo + i + 5]
-        r6 += values[lo + i + 6]
-        r7 += values[lo + i + 7]
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        total += values[lo + i]
-        i += 1
+    total = _eight_sums(values, lo, n)
+    for i in range(lo + n - n % 8, lo + n):
+        total += values[i]
     return total
 
 
@@ -189,26 +306,30 @@ def _pairwise_sum(values, n, todo, sums):
     return sums[0]
 
 
+#: Rows :func:`_half_unit_rows` asks the processor to fetch ahead of the one it works on.
+_PREFETCH_AHEAD = 4
+
+
 @njit(cache=True, nogil=True)
-def _half_unit_rows(bits, rows, widen, units, norms, squares, todo, sums):
-    """Rows ``rows`` of a float16 table (as its bits) widened by ``widen`` (every float16 bit pattern's
-    float64 value), their ``np.linalg.norm`` and, where that is of plain size, their unit rows, one
-    row at a time while it is in cache; other rows are left widened for :func:`unit_rows`."""
+def _half_unit_rows(bits, rows, units, norms, squares, todo, sums):
+    """Rows ``rows`` of a float16 table (as its bits) widened to float64, their ``np.linalg.norm`` and,
+    where that is of plain size, their unit rows, one row at a time while it is in cache; other rows
+    are left for :func:`unit_rows` (from the table: a NaN row here may hold a quieted NaN)."""
     d = bits.shape[1]
-    for r in range(rows.shape[0]):
-        row = rows[r]
+    count = rows.shape[0]
+    for r in range(min(_PREFETCH_AHEAD, count)):
+        _prefetch_row(bits, rows[r])
+    for r in range(count):
+        if r + _PREFETCH_AHEAD < count:
+            _prefetch_row(bits, rows[r + _PREFETCH_AHEAD])
+        _widen_row(bits, rows[r], units, r)
         for k in range(d):
-            value = widen[bits[row, k]]
-            units[r, k] = value
-            squares[k] = value * value
+            squares[k] = units[r, k] * units[r, k]
         norm = np.sqrt(0.0 + _pairwise_sum(squares, d, todo, sums))
         norms[r] = norm
         if norm > 1e-100 and norm < 1e100:
             for k in range(d):
                 units[r, k] = units[r, k] / norm
-
-
-_WIDEN: List[np.ndarray] = []
 
 
 def table_unit_rows(table: np.ndarray, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -221,15 +342,13 @@ def table_unit_rows(table: np.ndarray, rows: np.ndarray) -> Tuple[np.ndarray, np
     rows = np.asarray(rows, dtype=np.int64)
     if not HAVE_NUMBA or table.dtype != np.float16 or not len(rows):
         return unit_rows(table[rows].astype(np.float64))
-    if not _WIDEN:
-        _WIDEN.append(np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float64))
     units = np.empty((len(rows), table.shape[1]))
     norms = np.empty(len(rows))
-    _half_unit_rows(np.ascontiguousarray(table).view(np.uint16), rows, _WIDEN[0], units, norms,
-                    np.empty(table.shape[1]), np.empty((3, 64), dtype=np.int64), np.empty(64))
+    _half_unit_rows(np.ascontiguousarray(table).view(np.uint16), rows, units, norms, np.empty(table.shape[1]),
+                    np.empty((3, 64), dtype=np.int64), np.empty(64))
     odd = ~((norms > 1e-100) & (norms < 1e100))
     if odd.any():
-        units[odd], norms[odd] = unit_rows(units[odd])
+        units[odd], norms[odd] = unit_rows(table[rows[odd]].astype(np.float64))
     return units, norms
 
 
@@ -346,6 +465,7 @@ class StaticEmbedding:
         self.meta = dict(meta or {})
         self._mean_norm: Optional[float] = None
         self._oov_cache: "OrderedDict[str, np.ndarray]" = OrderedDict()
+        self._oov_cache_bytes = 0
         self._lock = threading.Lock()
 
     @property
@@ -381,25 +501,70 @@ class StaticEmbedding:
     def oov_vector(self, token: str) -> np.ndarray:
         """Vector of an out-of-vocabulary token: the mean of its fastText n-gram vectors (as gensim's
         ``FastTextKeyedVectors``) or of its word pieces' vectors; zeros when it has neither."""
+        return self.oov_vectors([token])[0]
+
+    def oov_vectors(self, tokens: Sequence[str]) -> np.ndarray:
+        """:meth:`oov_vector` of each token, as the rows of one float64 matrix.  The tokens composed
+        anew are averaged together, in one gather and a few numpy adds for all of them: a numpy mean
+        per token cost as much as finding its word pieces."""
+        if not len(tokens):
+            return np.zeros((0, self.dim))
         with self._lock:
-            cached = self._oov_cache.get(token)
-            if cached is not None:
-                self._oov_cache.move_to_end(token)
-                return cached
+            cached = list(map(self._oov_cache.get, tokens))
+            missing = [k for k, vector in enumerate(cached) if vector is None]
+            for token, vector in zip(tokens, cached):
+                if vector is not None:
+                    self._oov_cache.move_to_end(token)
+        # One copy of the cached rows (the missing ones are overwritten below).
+        blank = np.zeros(self.dim)
+        out = np.array([blank if vector is None else vector for vector in cached])
+        if not missing:
+            return out
         if self.ngram_vectors is not None:
             from gensim.models.fasttext import ft_ngram_hashes
 
-            rows = ft_ngram_hashes(token, self.min_n, self.max_n, self.ngram_vectors.shape[0])
+            buckets = self.ngram_vectors.shape[0]
+            rows = [ft_ngram_hashes(tokens[k], self.min_n, self.max_n, buckets) for k in missing]
             table = self.ngram_vectors
         else:
-            rows = self._piece_rows(token)
+            rows = [self._piece_rows(tokens[k]) for k in missing]
             table = self.vectors
-        vector = table[rows].astype(np.float64).mean(axis=0) if len(rows) else np.zeros(self.dim)
+        # Each token's rows added one after the other from +0.0, as mean(axis=0) adds them, so the
+        # bits are the same (np.add.reduceat sums a column pairwise: other bits): the j-th rows of
+        # all tokens with more than j in one numpy add, the tokens in order of decreasing count so
+        # that those are a prefix.  A token without rows keeps its zeros (0 / 1).
+        counts = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        order = np.argsort(-counts, kind="stable")
+        starts = np.zeros(len(rows), dtype=np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
+        gathered = table[np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(counts.sum()))]
+        gathered = gathered.astype(np.float64)
+        sums = np.zeros((len(rows), self.dim))
+        by_count, first = counts[order], starts[order]
+        longer = np.searchsorted(-by_count, -np.arange(by_count[0]), side="left")  # how many have > j rows
+        for j, m in enumerate(longer.tolist()):
+            sums[:m] += gathered[first[:m] + j]
+        fresh = np.empty((len(missing), self.dim))
+        fresh[order] = sums / np.maximum(by_count, 1)[:, None]
+        out[missing] = fresh
         with self._lock:
-            self._oov_cache[token] = vector
-            if len(self._oov_cache) > 200_000:
-                self._oov_cache.popitem(last=False)
-        return vector
+            for k, vector in zip(missing, fresh):
+                token = tokens[k]
+                if token not in self._oov_cache:  # another thread may have composed it meanwhile
+                    self._oov_cache[token] = vector.copy()  # a view would keep all of fresh alive
+                    self._oov_cache_bytes += _oov_entry_bytes(token, vector)
+            while self._oov_cache_bytes > MAX_OOV_CACHE_BYTES and self._oov_cache:
+                token, vector = self._oov_cache.popitem(last=False)
+                self._oov_cache_bytes -= _oov_entry_bytes(token, vector)
+        return out
+
+    def clear_oov_cache(self) -> None:
+        """Forget the composed vectors of unknown tokens kept from earlier calls (at most
+        :data:`MAX_OOV_CACHE_BYTES`): the memory comes back, and the next call composes them again, as
+        a first call does (``benchmarks/speed.py`` times both)."""
+        with self._lock:
+            self._oov_cache.clear()
+            self._oov_cache_bytes = 0
 
     def _piece_rows(self, token: str) -> List[int]:
         if self._pieces is None:
@@ -889,6 +1054,10 @@ def _text_flavour(path: str) -> str:
     if len(first) == 2 and all(part.isdigit() for part in first):
         return "word2vec"
     return "glove"
+
+
+def _oov_entry_bytes(token: str, vector: np.ndarray) -> int:
+    return vector.nbytes + len(token) + _OOV_ENTRY_OVERHEAD
 
 
 _EMBEDDING_CACHE: "OrderedDict[Tuple, StaticEmbedding]" = OrderedDict()

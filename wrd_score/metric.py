@@ -256,7 +256,7 @@ class WRDScorer:
         text_list, rows = first_appearance_rows(every, len(every))
         enc = self.backend.encode(text_list)
         check_transport_size(enc.spans, lambda i: _where(text_list[i], predictions, _groups(flat_refs, groups)))
-        masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table)
+        masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table, enc.vocabulary)
         pairs = np.empty((len(flat_refs), 2), dtype=np.int64)
         pred_rows = rows[:len(predictions)]
         pairs[:, 0] = pred_rows if one_each else np.repeat(pred_rows, sizes)
@@ -288,7 +288,7 @@ class WRDScorer:
         texts = [predictions[0], refs[0][0]]
         enc = self.backend.encode(texts)
         check_transport_size(enc.spans, ("prediction", "reference").__getitem__, occurrences=True)
-        masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table)
+        masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table, enc.vocabulary)
         return pair_detail(enc, texts[0], texts[1], enc.spans[0], enc.spans[1], masses,
                            self.options.variant, self.options.clip_negative, compiled=True)
 

@@ -509,15 +509,21 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
 
 #: Lanes of one tile of :func:`_cosines`: 4 reference tokens side by side in a vector register.
 TILE = 4
+#: Most rows of one tile: many sums in flight keep both vector adders busy (an add takes 3 cycles on
+#: the AMD EPYC measured; 4 sums left them idle a third of the time) and share the gather of the 4
+#: lanes; at 16 rows the loop runs out of registers.
+TILE_ROWS = 14
 
 
-def _tile_reference(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w):  # pragma: no cover - the compiled twin runs
-    """What the compiled ``_tile4`` computes, in Python: the 4 x 4 dot products of rows ``r0..r3``
-    with rows ``c0..c3`` of ``units``, each summed from 0.0 over the dimensions in order, one
-    product then one addition at a time, stored at ``acc[at + t * w + lane]``."""
+def _tile_reference(units, rows_a, i, count, rows_b, j, acc, at, w):  # pragma: no cover - the compiled twin runs
+    """What the compiled ``_tile`` computes, in Python: the dot products of rows ``rows_a[i:i + count]``
+    of ``units`` with rows ``rows_b[j:j + 4]`` (the last one repeated past the end), each summed from
+    0.0 over the dimensions in order, one product then one addition at a time, stored at
+    ``acc[at + t * w + lane]``."""
     d = units.shape[1]
-    for t, row in enumerate((r0, r1, r2, r3)):
-        for lane, col in enumerate((c0, c1, c2, c3)):
+    for t in range(count):
+        for lane in range(TILE):
+            row, col = rows_a[i + t], rows_b[min(j + lane, len(rows_b) - 1)]
             total = 0.0
             for k in range(d):
                 total += units[row, k] * units[col, k]
@@ -529,119 +535,158 @@ if HAVE_NUMBA:
     from numba import types
     from numba.extending import intrinsic
 
-    def _make_tile(count):
-        """An intrinsic computing the first ``count`` rows of :func:`_tile_reference` (the others are
-        left as they were): the last rows of a text of ``4k + count`` tokens, without the work of
-        repeating one."""
+    from .deps import int_arg, ir_loop
 
-        @intrinsic
-        def tile(typingctx, units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w):
-            return _tile_typed(count, units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w)
+    @intrinsic
+    def _tile(typingctx, units, rows_a, i, count, rows_b, j, acc, at, w):
+        """:func:`_tile_reference` in LLVM vector code: one ``<4 x double>`` sum per row, whose lanes are
+        the 4 columns (their values gathered 4 dimensions at a time: 4 loads, transposed), up to
+        ``TILE_ROWS`` sums in flight.  Each lane adds its products in dimension order from 0.0 with a
+        plain multiply then add (no fused multiply-add, no reassociation): the operations of a scalar
+        loop, so the same bits.  An intrinsic because numba runs LLVM's loop vectoriser only (not the SLP vectoriser
+        that would pack independent sums), and that may not reorder a sum.  ``count`` (1 to
+        ``TILE_ROWS``) picks one of ``TILE_ROWS`` loops, each with its rows' sums in registers."""
+        def fits(a, ndim, real):
+            return (isinstance(a, types.Array) and a.layout == "C" and a.ndim == ndim
+                    and (a.dtype == types.float64 if real else isinstance(a.dtype, types.Integer)))
 
-        return tile
-
-    def _tile_typed(count, units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w):
-        """:func:`_tile_reference` in LLVM vector code: one ``<4 x double>`` sum per row ``r0..r3``,
-        whose lanes are the columns ``c0..c3`` (their values gathered dimension by dimension).  Each
-        lane adds its products in dimension order from 0.0 with a plain multiply then add (no fused
-        multiply-add, no reassociation): the operations of a scalar loop, so the same bits, with 16
-        sums in flight in four registers.  An intrinsic because numba runs LLVM's loop vectoriser
-        only (not the SLP vectoriser that would pack independent sums), and that may not reorder a sum."""
-        arrays_ok = all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
-                        for a in (units, acc))
-        if not arrays_ok or units.ndim != 2 or acc.ndim != 1:
+        arrays_ok = fits(units, 2, True) and fits(acc, 1, True) and fits(rows_a, 1, False) and fits(rows_b, 1, False)
+        if not arrays_ok:
             return None
-        sig = types.none(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, at, w)
+        sig = types.none(units, rows_a, i, count, rows_b, j, acc, at, w)
 
         def codegen(context, builder, signature, args):
             f64, i64, i32 = ir.DoubleType(), ir.IntType(64), ir.IntType(32)
             vec = ir.VectorType(f64, TILE)
             kinds = signature.args
-            table = context.make_array(kinds[0])(context, builder, args[0])
-            out = context.make_array(kinds[9])(context, builder, args[9])
-
-            def int64(i):
-                return context.cast(builder, args[i], kinds[i], types.int64)
-
+            table, first, second, out = (context.make_array(kinds[a])(context, builder, args[a]) for a in (0, 1, 4, 6))
+            i_, count_, j_, at_, w_ = (int_arg(context, builder, signature, args, a) for a in (2, 3, 5, 7, 8))
             d = builder.extract_value(table.shape, 1)
-            rows = [builder.mul(int64(1 + t), d) for t in range(count)]
-            cols = [builder.mul(int64(5 + t), d) for t in range(4)]
-            at_, w_ = int64(10), int64(11)
-            entry = builder.block
-            header = builder.append_basic_block("tile.header")
-            body = builder.append_basic_block("tile.body")
-            done = builder.append_basic_block("tile.done")
-            builder.branch(header)
-            builder.position_at_end(header)
-            k = builder.phi(i64)
-            k.add_incoming(ir.Constant(i64, 0), entry)
-            sums = []
-            for _ in range(count):
-                phi = builder.phi(vec)
-                phi.add_incoming(ir.Constant(vec, [0.0] * TILE), entry)
-                sums.append(phi)
-            builder.cbranch(builder.icmp_signed("<", k, d), body, done)
-            builder.position_at_end(body)
 
-            def value(start):
-                return builder.load(builder.gep(table.data, [builder.add(start, k)]), typ=f64)
+            def start(array, kind, index):
+                row = builder.load(builder.gep(array.data, [index]))
+                return builder.mul(context.cast(builder, row, kind.dtype, types.int64), d)
 
-            lanes = ir.Constant(vec, ir.Undefined)
+            last = builder.sub(builder.extract_value(second.shape, 0), ir.Constant(i64, 1))
+            cols = []
             for lane in range(TILE):
-                lanes = builder.insert_element(lanes, value(cols[lane]), ir.Constant(i32, lane))
+                col = builder.add(j_, ir.Constant(i64, lane))
+                cols.append(start(second, kinds[4], builder.select(builder.icmp_signed("<", col, last), col, last)))
+            done = builder.append_basic_block("tile.done")
+            switch = builder.switch(count_, done)
             splat = ir.Constant(ir.VectorType(i32, TILE), [0] * TILE)
-            after = []
-            for t in range(count):
-                x = builder.insert_element(ir.Constant(vec, ir.Undefined), value(rows[t]), ir.Constant(i32, 0))
-                x = builder.shuffle_vector(x, ir.Constant(vec, ir.Undefined), splat)
-                after.append(builder.fadd(sums[t], builder.fmul(x, lanes)))
-            k.add_incoming(builder.add(k, ir.Constant(i64, 1)), builder.block)
-            for t in range(count):
-                sums[t].add_incoming(after[t], builder.block)
-            builder.branch(header)
+
+            def mask(lanes):
+                return ir.Constant(ir.VectorType(i32, TILE), lanes)
+
+            for rows in range(1, TILE_ROWS + 1):
+                block = builder.append_basic_block(f"tile.rows{rows}")
+                switch.add_case(ir.Constant(i64, rows), block)
+                builder.position_at_end(block)
+                starts = [start(first, kinds[1], builder.add(i_, ir.Constant(i64, t))) for t in range(rows)]
+
+                def add(k, sums, lanes):
+                    """``sums[t] += row t's value at dimension k * lanes``, a multiply then an add."""
+                    after = []
+                    for t in range(rows):
+                        value = builder.load(builder.gep(table.data, [builder.add(starts[t], k)]))
+                        x = builder.insert_element(ir.Constant(vec, ir.Undefined), value, ir.Constant(i32, 0))
+                        x = builder.shuffle_vector(x, ir.Constant(vec, ir.Undefined), splat)
+                        after.append(builder.fadd(sums[t], builder.fmul(x, lanes)))
+                    return after
+
+                def step4(k, sums):
+                    # The lanes of 4 dimensions at once: 4 loads of 4 consecutive values, transposed
+                    # (2 shuffles a dimension instead of a load per lane and 3 shuffles).
+                    quads = [builder.load(builder.bitcast(builder.gep(table.data, [builder.add(col, k)]),
+                                                          vec.as_pointer()), align=8) for col in cols]
+                    even = [builder.shuffle_vector(quads[a], quads[a + 1], mask([0, 4, 2, 6])) for a in (0, 2)]
+                    odd = [builder.shuffle_vector(quads[a], quads[a + 1], mask([1, 5, 3, 7])) for a in (0, 2)]
+                    for q, (pair, half) in enumerate([(even, [0, 1, 4, 5]), (odd, [0, 1, 4, 5]),
+                                                      (even, [2, 3, 6, 7]), (odd, [2, 3, 6, 7])]):
+                        lanes = builder.shuffle_vector(pair[0], pair[1], mask(half))
+                        sums = add(builder.add(k, ir.Constant(i64, q)), sums, lanes)
+                    return sums
+
+                def step1(k, sums):
+                    lanes = ir.Constant(vec, ir.Undefined)
+                    for lane in range(TILE):
+                        value = builder.load(builder.gep(table.data, [builder.add(cols[lane], k)]))
+                        lanes = builder.insert_element(lanes, value, ir.Constant(i32, lane))
+                    return add(k, sums, lanes)
+
+                zero = ir.Constant(vec, [0.0] * TILE)
+                k, sums = ir_loop(builder, ir.Constant(i64, 0), d, 4, [zero] * rows, f"tile{rows}x4", step4)
+                _, sums = ir_loop(builder, k, d, 1, sums, f"tile{rows}x1", step1)
+                for t in range(rows):
+                    where = builder.gep(out.data, [builder.add(at_, builder.mul(ir.Constant(i64, t), w_))])
+                    builder.store(sums[t], builder.bitcast(where, vec.as_pointer()), align=8)
+                builder.branch(done)
             builder.position_at_end(done)
-            for t in range(count):
-                where = builder.gep(out.data, [builder.add(at_, builder.mul(ir.Constant(i64, t), w_))])
-                builder.store(sums[t], builder.bitcast(where, vec.as_pointer()), align=8)
             return context.get_dummy_value()
 
         return sig, codegen
-
-    _tile1, _tile2, _tile3, _tile4 = (_make_tile(count) for count in (1, 2, 3, 4))
 else:  # pragma: no cover - without numba the kernels are never called
-    _tile1 = _tile2 = _tile3 = _tile4 = _tile_reference
+    _tile = _tile_reference
+
+
+@njit(cache=True, nogil=True)
+def _tile_cost(m, n):
+    """Hundredths of a cycle per dimension of :func:`_dot_tiles` over ``m`` rows and ``n`` columns, as
+    measured on the AMD EPYC: a tile of ``r`` rows takes 1.3 cycles (its gather) + 0.57 per row, and
+    at least the 3-cycle latency of an add."""
+    tiles = (m + TILE_ROWS - 1) // TILE_ROWS
+    cost = 0
+    for t in range(tiles):
+        cost += max(300, 130 + 57 * ((t + 1) * m // tiles - t * m // tiles))
+    return cost * ((n + TILE - 1) // TILE)
 
 
 @njit(cache=True, nogil=True)
 def _dot_tiles(units, rows_a, rows_b, acc):
     """``acc[i * w + j]`` = the dot product of rows ``rows_a[i]`` and ``rows_b[j]`` of ``units`` for
-    every ``i, j``, in tiles of up to 4 rows by 4 columns (``_tile4``, and ``_tile1``-``_tile3`` for
-    the last 1-3 rows); ``w``, returned, is ``len(rows_b)`` rounded up to a multiple of 4, the
-    missing columns being repeats of the last one (computed, then ignored)."""
+    every ``i, j``, in tiles of up to ``TILE_ROWS`` rows (split evenly: 16 rows are 8 + 8, not 14 + 2)
+    by 4 columns; ``w``, returned, is ``len(rows_b)`` rounded up to a multiple of 4, the missing
+    columns being repeats of the last one (computed, then ignored)."""
     m = rows_a.shape[0]
     n = rows_b.shape[0]
     w = (n + TILE - 1) // TILE * TILE
-    last_p = m - 1
-    last_r = n - 1
-    for i in range(0, m, 4):
-        r0 = rows_a[i]
-        r1 = rows_a[min(i + 1, last_p)]
-        r2 = rows_a[min(i + 2, last_p)]
-        r3 = rows_a[min(i + 3, last_p)]
+    tiles = (m + TILE_ROWS - 1) // TILE_ROWS
+    for t in range(tiles):
+        i = t * m // tiles
+        count = (t + 1) * m // tiles - i
         for j in range(0, n, TILE):
-            c0 = rows_b[j]
-            c1 = rows_b[min(j + 1, last_r)]
-            c2 = rows_b[min(j + 2, last_r)]
-            c3 = rows_b[min(j + 3, last_r)]
-            if i + 4 <= m:
-                _tile4(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
-            elif i + 3 == m:
-                _tile3(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
-            elif i + 2 == m:
-                _tile2(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
-            else:
-                _tile1(units, r0, r1, r2, r3, c0, c1, c2, c3, acc, i * w + j, w)
+            _tile(units, rows_a, i, count, rows_b, j, acc, i * w + j, w)
     return w
+
+
+#: Longest side whose repeated tokens :func:`_cosines` looks for (a quadratic scan; texts are short).
+_DISTINCT_MAX = 64
+
+
+@njit(cache=True, nogil=True)
+def _has_repeat(rows):
+    for i in range(1, rows.shape[0]):
+        for t in range(i):
+            if rows[t] == rows[i]:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _distinct(rows, first, where):
+    """``first[:count]``, returned count: the distinct values of ``rows`` in order of first appearance;
+    ``where[i]``: the place of ``rows[i]`` in them."""
+    count = 0
+    for i in range(rows.shape[0]):
+        at = 0
+        while at < count and first[at] != rows[i]:
+            at += 1
+        if at == count:
+            first[count] = rows[i]
+            count += 1
+        where[i] = at
+    return count
 
 
 @njit(cache=True, nogil=True)
@@ -651,27 +696,41 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
     Each dot product is the plain left-to-right sum over the dimensions, as it always was: the
     same operations in the same order for every cosine, so the scores are bit-identical
     (``benchmarks/fingerprint.py``).  They are computed by :func:`_dot_tiles`, whose vector lanes
-    each add their own products in dimension order, with the side of fewer padded lanes as the
-    lanes (a product's bits do not depend on the order of its factors, so the transposed tiles
-    hold the same sums): a 1-token reference against a 3-token prediction takes one tile row, not
-    three.  ``acc``: scratch of ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
+    each add their own products in dimension order, with the sides as tile rows and lanes the
+    way :func:`_tile_cost` finds cheaper (a product's bits do not depend on the order of its
+    factors, so the transposed tiles hold the same sums): a 12-token prediction against a 1-token
+    reference takes two tiles of 6 rows (the prediction's tokens), not three tiles of one sum each.
+    ``acc``: scratch of ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
-    swap = n * ((m + TILE - 1) // TILE) < m * ((n + TILE - 1) // TILE)
-    if swap:
-        w = _dot_tiles(units, rows_r, rows_p, acc)
+    # A token repeated in a text ("the", "a") takes one tile row or lane, not one per repeat.
+    distinct = m <= _DISTINCT_MAX and n <= _DISTINCT_MAX and (_has_repeat(rows_p) or _has_repeat(rows_r))
+    if distinct:
+        scratch = np.empty(2 * (m + n), dtype=np.int64)
+        where_p = scratch[:m]
+        where_r = scratch[m:m + n]
+        dots_p = scratch[m + n:m + n + _distinct(rows_p, scratch[m + n:2 * m + n], where_p)]
+        dots_r = scratch[2 * m + n:2 * m + n + _distinct(rows_r, scratch[2 * m + n:], where_r)]
+    else:
+        where_p = where_r = dots_p = rows_p  # where_*: unused
+        dots_r = rows_r
+    mu = dots_p.shape[0]
+    nu = dots_r.shape[0]
+    if _tile_cost(nu, mu) < _tile_cost(mu, nu):
+        w = _dot_tiles(units, dots_r, dots_p, acc)
         step_i = 1
         step_j = w
     else:
-        w = _dot_tiles(units, rows_p, rows_r, acc)
+        w = _dot_tiles(units, dots_p, dots_r, acc)
         step_i = w
         step_j = 1
     for i in range(m):
+        at_i = (where_p[i] if distinct else i) * step_i
         for j in range(n):
             if rows_p[i] == rows_r[j]:
                 c = 1.0
             else:
-                c = acc[i * step_i + j * step_j]
+                c = acc[at_i + (where_r[j] if distinct else j) * step_j]
                 if c < lo:
                     c = lo
                 elif c > 1.0:

@@ -78,6 +78,9 @@ class IDFTable:
         # by its content: scores of two tables must never pass for one run) or "emb" (the embedding file's
         # table, pinned by the file's checksum in the signature).
         self.source = source
+        # The embedding file's table (corpus_idf) also as an array over the embedding's words, in
+        # row order, beside that word list: token_masses reads it by row where the rows are known.
+        self.by_word: Optional[Tuple[Sequence[str], np.ndarray]] = None
 
     def __call__(self, token: str) -> float:
         return self.weights.get(token, self.default)
@@ -132,6 +135,9 @@ def corpus_idf(embedding: Any, scheme: str = "corpus-idf") -> IDFTable:
                              f"embedding {getattr(embedding, 'name', '?')!r} has none (arrays df_tokens, df_counts, "
                              "df_documents); use weights='norm', or 'idf'/'norm*idf' fitted on the references")
         table = _smoothed_idf(df, int(n), "emb")
+        words = getattr(embedding, "words", None)
+        if words is not None:
+            table.by_word = (words, _lookup(table, words))
         _CORPUS_TABLES[embedding] = table
     return table
 
@@ -211,22 +217,40 @@ def table_digest(weights: Mapping[str, float]) -> str:
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def token_masses(norms: np.ndarray, tokens: Sequence[str], scheme: str, idf: Optional[IDFTable]) -> np.ndarray:
-    """Unnormalised mass of every row of an :class:`~wrd_score.backends.base.Encoded` table."""
+def token_masses(norms: np.ndarray, tokens: Sequence[str], scheme: str, idf: Optional[IDFTable],
+                 vocabulary: Optional[Tuple[Sequence[str], np.ndarray]] = None) -> np.ndarray:
+    """Unnormalised mass of every row of an :class:`~wrd_score.backends.base.Encoded` table.
+
+    ``vocabulary``: the table's ``vocabulary`` (an embedding's word list, each token's row in it or
+    -1), which lets the embedding file's own IDF table be read by row."""
     if scheme == "uniform":
         return np.ones(len(tokens))
     if scheme == "norm":
         return np.asarray(norms, dtype=np.float64).copy()
     if idf is None:
         raise ValueError(f"weights={scheme!r} needs an IDF table")
-    # idf(t) for each token, as C-level dict lookups (a Python call per token cost more than the rest).
-    values = map(idf.weights.get, tokens, repeat(idf.default)) if type(idf) is IDFTable else map(idf, tokens)
-    idf_values = np.fromiter(values, dtype=np.float64, count=len(tokens))
+    if type(idf) is not IDFTable:
+        idf_values = np.fromiter(map(idf, tokens), dtype=np.float64, count=len(tokens))
+    elif vocabulary is not None and idf.by_word is not None and idf.by_word[0] is vocabulary[0]:
+        # A gather by row, and a dict lookup only for tokens outside the vocabulary: after encode
+        # the lookups of every token missed the CPU caches (1.8 ms of 6,600 tokens, now 0.6 ms).
+        rows = vocabulary[1]
+        idf_values = idf.by_word[1][np.maximum(rows, 0)]
+        outside = np.flatnonzero(rows < 0)
+        idf_values[outside] = _lookup(idf, list(map(tokens.__getitem__, outside.tolist())))
+    else:
+        idf_values = _lookup(idf, tokens)
     if scheme in ("idf", "corpus-idf"):
         return idf_values
     if scheme in ("norm*idf", "norm*corpus-idf"):
         return idf_values * np.asarray(norms, dtype=np.float64)
     raise ValueError(f"weights must be one of {list(WEIGHTS)}, got {scheme!r}")
+
+
+def _lookup(idf: IDFTable, tokens: Sequence[str]) -> np.ndarray:
+    # idf(t) for each token, as C-level dict lookups (a Python call per token cost more than the rest).
+    values = map(idf.weights.get, tokens, repeat(idf.default))
+    return np.fromiter(values, dtype=np.float64, count=len(tokens))
 
 
 def normalise(mass: np.ndarray) -> np.ndarray:

@@ -436,6 +436,15 @@ def test_table_unit_rows_are_the_bits_of_unit_rows_over_the_widened_rows():
     for n in list(range(0, 300)) + [484, 1000, 4097]:
         values = rng.random(n) * rng.choice([1e-3, 1.0, 1e3], size=n)
         assert _pairwise_sum(values, n, np.empty((3, 64), dtype=np.int64), np.empty(64)) == np.add.reduce(values), n
+    # Every float16 bit pattern (subnormals, infinities, quiet and signalling NaNs), in rows whose
+    # lengths leave every remainder of the 8-wide widening and the eight running sums.
+    patterns = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    for d in [3, 8, 13, 16, 136, 484]:
+        table = np.resize(patterns, (-(-(1 << 16) // d), d))
+        rows = np.concatenate([rng.permutation(len(table)), rng.integers(0, len(table), size=50)])
+        with np.errstate(invalid="ignore", over="ignore"):  # the inf and NaN rows
+            got, want = table_unit_rows(table, rows), unit_rows(table[rows].astype(np.float64))
+        assert bits(got) == bits(want), d
     table32 = rng.standard_normal((4, 5)).astype(np.float32)  # other dtypes take unit_rows itself
     assert bits(table_unit_rows(table32, [3, 0])) == bits(unit_rows(table32[[3, 0]].astype(np.float64)))
 
@@ -451,3 +460,60 @@ def test_first_appearance_rows_number_values_in_order_of_first_appearance(items)
     values, rows = first_appearance_rows(iter(items), len(items))
     assert values == list(dict.fromkeys(items))
     assert rows.tolist() == [values.index(item) for item in items]
+
+
+def _bits(a):
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.int64)
+
+
+def test_composed_vectors_of_many_tokens_are_each_tokens_mean_to_the_bit(default):
+    """oov_vectors composes the tokens together; each row must be the per-token mean(axis=0), bit for
+    bit: in float64 n-grams of widely spread magnitudes (where the order of the adds shows), signed
+    zeros, tokens of 0 to 100+ n-grams, cached and fresh tokens mixed, repeats, and word pieces."""
+    from gensim.models.fasttext import ft_ngram_hashes
+
+    rng = np.random.default_rng(0)
+    grams = rng.standard_normal((700, 12)) * np.exp(rng.standard_normal((700, 1)) * 8)
+    grams[rng.random(grams.shape) < 0.2] = -0.0
+    grams[:, 5] = -0.0  # a column of -0.0: mean's sum starts from +0.0
+    emb = StaticEmbedding(["a"], np.ones((1, 12)), ngram_vectors=grams, min_n=2, max_n=5)
+    letters = list("abcdefghij") + ["é"]
+    tokens = ["".join(rng.choice(letters, size=n)) for n in rng.integers(0, 30, size=300)] + ["", "q", "q"]
+
+    def one(token):
+        rows = ft_ngram_hashes(token, 2, 5, 700)
+        return grams[rows].astype(np.float64).mean(axis=0) if len(rows) else np.zeros(12)
+
+    expected = np.array([one(t) for t in tokens])
+    assert np.array_equal(_bits(emb.oov_vectors(tokens[::2])), _bits(expected[::2]))  # fresh
+    assert np.array_equal(_bits(emb.oov_vectors(tokens)), _bits(expected))  # half cached
+    assert np.array_equal(_bits(emb.oov_vector(tokens[1])), _bits(expected[1]))
+    assert emb.oov_vectors([]).shape == (0, 12)
+    words = ["elts", "numelts", "xyzzyq", "cnt", "getcnt", "qqqqqqqqqqqqqqqqqqqqqqqqq"]
+    pieces = [default._piece_rows(w) for w in words]
+    expected = [default.vectors[p].astype(np.float64).mean(axis=0) for p in pieces]
+    assert np.array_equal(_bits(default.oov_vectors(words)), _bits(expected))
+
+
+def test_composed_vector_cache_is_bounded_in_bytes_and_can_be_emptied(monkeypatch):
+    """The composed vectors kept from call to call must stay under MAX_OOV_CACHE_BYTES however many
+    distinct unknown tokens arrive (by entries, 200,000 of 484 dimensions were 775 MB), evict the
+    oldest, and give the same vectors after eviction or clear_oov_cache()."""
+    from wrd_score import embeddings
+
+    rng = np.random.default_rng(1)
+    grams = rng.standard_normal((50, 64))
+    emb = StaticEmbedding(["a"], np.ones((1, 64)), ngram_vectors=grams, min_n=2, max_n=4)
+    budget = 40 * (64 * 8 + embeddings._OOV_ENTRY_OVERHEAD + 8)
+    monkeypatch.setattr(embeddings, "MAX_OOV_CACHE_BYTES", budget)
+    tokens = [f"tok{i:05d}" for i in range(300)]
+    first = emb.oov_vectors(tokens)
+    assert 0 < emb._oov_cache_bytes <= budget
+    assert len(emb._oov_cache) <= 40 and tokens[-1] in emb._oov_cache and tokens[0] not in emb._oov_cache
+    assert emb._oov_cache_bytes == sum(embeddings._oov_entry_bytes(t, v) for t, v in emb._oov_cache.items())
+    assert np.array_equal(_bits(emb.oov_vectors(tokens[:5])), _bits(first[:5]))  # evicted, composed again
+    emb.oov_vectors(tokens[-3:] + tokens[-3:])  # cached and repeated: no double count
+    assert emb._oov_cache_bytes == sum(embeddings._oov_entry_bytes(t, v) for t, v in emb._oov_cache.items())
+    emb.clear_oov_cache()
+    assert emb._oov_cache_bytes == 0 and not emb._oov_cache
+    assert np.array_equal(_bits(emb.oov_vectors(tokens)), _bits(first))

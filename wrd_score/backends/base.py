@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from itertools import count
-from typing import Dict, Iterable, List, Protocol, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Protocol, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -80,6 +80,8 @@ class Encoded:
         tokens: the ``K`` token strings (for IDF and for display).
         spans: one int array of row indices per input text, in text order (a list, or a
             :class:`FlatSpans`).
+        vocabulary: a static embedding's word list and each row's index in it (-1: not in it), or
+            ``None``; what lets :func:`~wrd_score.weights.token_masses` read the embedding's IDF by row.
     """
 
     units: np.ndarray
@@ -87,6 +89,7 @@ class Encoded:
     exact_only: np.ndarray
     tokens: List[str]
     spans: Union[List[np.ndarray], FlatSpans]
+    vocabulary: Optional[Tuple[Sequence[str], np.ndarray]] = None
 
 
 class Backend(Protocol):

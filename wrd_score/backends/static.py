@@ -104,10 +104,10 @@ class StaticBackend:
         # each row alone, so the bits are those of one call over all rows.
         units, norms = table_unit_rows(emb.vectors, np.maximum(idx, 0))
         if len(unknown):
-            vectors = np.zeros((len(unknown), emb.dim))
             if compose:
-                for k, row in enumerate(unknown):
-                    vectors[k] = emb.oov_vector(tokens[row])
+                vectors = emb.oov_vectors([tokens[row] for row in unknown.tolist()])
+            else:
+                vectors = np.zeros((len(unknown), emb.dim))
             units[unknown], norms[unknown] = unit_rows(vectors)
         # A zero vector has no direction; treating it as unknown keeps the cosine defined.  (Only an
         # exact zero: a threshold on the norm would make a uniformly tiny embedding all-unknown.)
@@ -115,4 +115,5 @@ class StaticBackend:
         if exact_only.any():
             norms = np.where(exact_only, emb.mean_norm, norms)
             _warn_no_vector(tokens, exact_only, emb.name, self.oov)
-        return Encoded(units=units, norms=norms, exact_only=exact_only, tokens=tokens, spans=spans)
+        return Encoded(units=units, norms=norms, exact_only=exact_only, tokens=tokens, spans=spans,
+                       vocabulary=(emb.words, idx))
