@@ -235,12 +235,20 @@ def _next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen):
         lefts = 0
         rights = 0
         stops[half] = low - 1
-        for t in range(low, high):
-            key = keys[t]
-            stops[lefts] = t
-            lefts += 1 - ((key < pivot) | ((pivot != pivot) & (key == key)))
-            stops[half + 1 + rights] = t
-            rights += 1 - ((pivot < key) | ((key != key) & (pivot == pivot)))
+        if pivot == pivot:
+            for t in range(low, high):
+                key = keys[t]
+                stops[lefts] = t
+                lefts += 1 - (key < pivot)
+                stops[half + 1 + rights] = t
+                rights += 1 - ((pivot < key) | (key != key))
+        else:
+            for t in range(low, high):
+                key = keys[t]
+                stops[lefts] = t
+                lefts += 1 - (key == key)
+                stops[half + 1 + rights] = t
+                rights += 1
         stops[lefts] = high
         k = 0
         while stops[k] < stops[half + rights - k]:
