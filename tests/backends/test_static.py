@@ -517,3 +517,55 @@ def test_composed_vector_cache_is_bounded_in_bytes_and_can_be_emptied(monkeypatc
     emb.clear_oov_cache()
     assert emb._oov_cache_bytes == 0 and not emb._oov_cache
     assert np.array_equal(_bits(emb.oov_vectors(tokens)), _bits(first))
+
+
+def test_row_means_of_a_float16_table_are_numpys_means_to_the_bit():
+    """The compiled pass over a float16 table must give mean(axis=0) of the widened rows, bit for bit,
+    as the numpy path does for any other table: wide magnitudes, subnormals, signed zeros, tokens of
+    0 to 12 rows, a row repeated."""
+    from wrd_score.embeddings import row_means
+
+    rng = np.random.default_rng(3)
+    table = (rng.standard_normal((300, 37)) * np.exp(rng.standard_normal((300, 1)) * 4)).astype(np.float16)
+    table[rng.random(table.shape) < 0.1] = -0.0
+    table[:5] = np.float16(6e-8)  # subnormal
+    counts = rng.integers(0, 13, size=200)
+    rows = rng.integers(0, 300, size=int(counts.sum()))
+    rows[:3] = 7
+    expected, at = [], 0
+    for c in counts:
+        picked = table[rows[at:at + c]].astype(np.float64)
+        expected.append(picked.mean(axis=0) if c else np.zeros(37))
+        at += c
+    assert np.array_equal(_bits(row_means(table, rows, counts)), _bits(np.array(expected)))
+    assert np.array_equal(_bits(row_means(table.astype(np.float32), rows, counts)), _bits(np.array(expected)))
+    assert row_means(table, rows[:0], counts[:0]).shape == (0, 37)
+
+
+def test_word_pieces_of_plain_words_skip_encode_only_where_that_gives_encodes_pieces(default):
+    """Plain words ([a-z0-9]+) go to the WordPiece model directly, skipping encode's normaliser and
+    pre-tokeniser; their rows must be encode's (long words, digits, [UNK] words), and a tokenizer
+    whose added tokens or normaliser could change a plain word must keep encode."""
+    import random
+    import string
+
+    from tokenizers import Tokenizer, normalizers
+
+    from wrd_score.embeddings import _direct_word_pieces
+
+    tokenizer = default._pieces
+
+    def by_encode(word):
+        return [default.index[p] for p in tokenizer.encode(word, add_special_tokens=False).tokens if p in default.index]
+
+    rng = random.Random(0)
+    words = ["".join(rng.choice(string.ascii_lowercase + string.digits) for _ in range(rng.randint(1, 30)))
+             for _ in range(3000)] + ["a" * 100, "a" * 101, "numelts", "getcnt", "0x1f"]
+    assert [default._piece_rows(w) for w in words] == [by_encode(w) for w in words]
+    assert default._direct[1]  # the shipped tokenizer takes the direct path
+    added = Tokenizer.from_str(tokenizer.to_str())
+    added.add_tokens(["count"])
+    assert _direct_word_pieces(added, default.index)[1] == []
+    other = Tokenizer.from_str(tokenizer.to_str())
+    other.normalizer = normalizers.Lowercase()
+    assert _direct_word_pieces(other, default.index)[1] == []
