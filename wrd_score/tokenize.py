@@ -261,17 +261,16 @@ def split_words(text: str) -> List[str]:
     return _units(text, "words")
 
 
-# The same ASCII rules with one more part, the separator NUL, for tokenize_many.
-_ASCII_PART_OR_NUL = re.compile(_ASCII_PART.pattern + "|\x00")
-_ASCII_WORD_OR_NUL = {**_ASCII_WORD, 0: 0}
-
 #: The token :func:`tokenize_separated` puts between two texts' tokens (no token holds it).
 SEPARATOR = "\x00"
+# The same ASCII rules with one more part, the separator NUL, for tokenize_many.
+_ASCII_PART_OR_NUL = re.compile(_ASCII_PART.pattern + "|" + SEPARATOR)
+_ASCII_WORD_OR_NUL = {**_ASCII_WORD, ord(SEPARATOR): ord(SEPARATOR)}
 # What joins two texts for the words rule's ASCII pass: its translation keeps characters in place,
 # so NUL needs spaces on either side to stay a token of its own after split().  The identifier
 # regex finds NUL as a part of its own and takes NUL alone (two more characters a text cost its
 # scan about 6%).
-_WORDS_JOIN = " \x00 "
+_WORDS_JOIN = f" {SEPARATOR} "
 
 
 def _ascii_runs(texts: List[str], tokenizer: str) -> Iterator[Tuple[Optional[str], int]]:
@@ -281,12 +280,12 @@ def _ascii_runs(texts: List[str], tokenizer: str) -> Iterator[Tuple[Optional[str
     between them on the fast path instead of sending every text one by one."""
     join = (_WORDS_JOIN if tokenizer == "words" else SEPARATOR).join
     joined = join(texts)
-    if joined.isascii() and joined.count("\x00") == len(texts) - 1:
+    if joined.isascii() and joined.count(SEPARATOR) == len(texts) - 1:
         if texts:
             yield joined, -1
         return
     start = 0
-    for i in [i for i, text in enumerate(texts) if not text.isascii() or "\x00" in text]:
+    for i in [i for i, text in enumerate(texts) if not text.isascii() or SEPARATOR in text]:
         if i > start:
             yield join(texts[start:i]), -1
         yield None, i
@@ -323,7 +322,7 @@ def tokenize_many(texts: Sequence[str], tokenizer: str) -> List[List[str]]:
         if joined is None:
             out.append(split(texts[i]))
         else:
-            out += [group.split() for group in _ascii_parts(joined, tokenizer).split("\x00")]
+            out += [group.split() for group in _ascii_parts(joined, tokenizer).split(SEPARATOR)]
     return out
 
 

@@ -109,6 +109,13 @@ def _less(a, b):
     return a < b or (b != b and a == a)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _swap(order, keys, a, b):
+    """Swap positions ``a`` and ``b`` of the start's sort: a cell moves with its key."""
+    order[a], order[b] = order[b], order[a]
+    keys[a], keys[b] = keys[b], keys[a]
+
+
 @njit(cache=True, nogil=True)
 def _sort_cells(C, keys, order, ranges):
     """Begin sorting the cells of ``C`` for :func:`_next_open`: ``keys`` (float scratch of
@@ -212,17 +219,13 @@ def _next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen):
             return cell >> 32, cell & 0xFFFFFFFF, pos, pending
         mid = (low + high) >> 1
         if _less(keys[mid], keys[low]):
-            order[low], order[mid] = order[mid], order[low]
-            keys[low], keys[mid] = keys[mid], keys[low]
+            _swap(order, keys, low, mid)
         if _less(keys[high], keys[mid]):
-            order[high], order[mid] = order[mid], order[high]
-            keys[high], keys[mid] = keys[mid], keys[high]
+            _swap(order, keys, high, mid)
         if _less(keys[mid], keys[low]):
-            order[low], order[mid] = order[mid], order[low]
-            keys[low], keys[mid] = keys[mid], keys[low]
+            _swap(order, keys, low, mid)
         pivot = keys[mid]
-        order[high], order[mid] = order[mid], order[high]
-        keys[high], keys[mid] = keys[mid], keys[high]
+        _swap(order, keys, high, mid)
         # numba's partition: i climbs from low to a key not below the pivot, j falls from high - 1
         # to a key not above it, they swap and go on until they meet.  The k-th swap pairs the k-th
         # such "stop" from the left with the k-th from the right (positions between the two ends
@@ -254,14 +257,12 @@ def _next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen):
         while stops[k] < stops[half + rights - k]:
             i = stops[k]
             j = stops[half + rights - k]
-            order[i], order[j] = order[j], order[i]
-            keys[i], keys[j] = keys[j], keys[i]
+            _swap(order, keys, i, j)
             k += 1
         i = stops[k]
         if k > 0 and stops[half + rights - k + 1] < i:
             i = stops[half + rights - k + 1]
-        order[i], order[high] = order[high], order[i]
-        keys[i], keys[high] = keys[high], keys[i]
+        _swap(order, keys, i, high)
         if high > i:
             ranges[2 * pending] = i + 1
             ranges[2 * pending + 1] = high
