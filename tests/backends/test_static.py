@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from wrd_score import WRDScorer
-from wrd_score.backends.static import StaticBackend
+from wrd_score.backends.static import NoVectorWarning, StaticBackend
 from wrd_score.embeddings import StaticEmbedding, load_embedding, shipped_path
 
 gensim = pytest.importorskip("gensim")
@@ -569,3 +569,13 @@ def test_word_pieces_of_plain_words_skip_encode_only_where_that_gives_encodes_pi
     other = Tokenizer.from_str(tokenizer.to_str())
     other.normalizer = normalizers.Lowercase()
     assert _direct_word_pieces(other, default.index)[1] == []
+
+
+def test_no_vector_warning_shortens_a_huge_token(default):
+    """A 100,000-character token (a line of one word, under the 1 MB line cap) has no vector; the
+    warning names it, but must not print it whole."""
+    backend = StaticBackend(default)
+    with pytest.warns(NoVectorWarning) as caught:
+        backend.encode(["z" * 100_000, "getCount"])
+    message = str(caught[0].message)
+    assert len(message) < 500 and "zzzz" in message and "…" in message

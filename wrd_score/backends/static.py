@@ -36,7 +36,8 @@ def _warn_no_vector(tokens: Sequence[str], exact_only: np.ndarray, name: str, oo
     # Silent, a text of such tokens scores 0 against any other wording (CJK through a vocabulary
     # without its characters did): the user must hear of it, once per call, not once per token.
     missing = np.flatnonzero(exact_only)
-    examples = ", ".join(repr(tokens[i]) for i in missing[:5])
+    # A token can be a whole line (up to the 1 MB line cap): each example is cut to 40 characters.
+    examples = ", ".join(repr(t if len(t) <= 40 else t[:39] + "…") for t in map(tokens.__getitem__, missing[:5]))
     warnings.warn(NoVectorWarning(
         f"{len(missing)} of {len(tokens)} distinct tokens have no vector in embedding {name!r} (e.g. {examples}; "
         f"oov={oov!r}): each matches only an identical token; use an embedding that covers them"), stacklevel=4)
