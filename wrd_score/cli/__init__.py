@@ -27,6 +27,8 @@ COMMANDS: Dict[str, str] = {
     "baseline": "compute the rescaling baseline of a configuration from random unrelated pairs",
     "train": "train a static token embedding (word2vec, fastText, SVD) from a corpus",
     "distill": "distil a static token embedding from a local transformers encoder (MiniLM)",
+    "constraints": "antonym and synonym pairs (WordNet 3.0, Java method names) for specialize, and held-out dev triplets",
+    "specialize": "counter-fit a static embedding to antonym/synonym constraints (Mrkšić et al. 2016), with verb and negation masses",
     "convert": "convert an embedding file (word2vec, GloVe, fastText .bin, gensim) to the safe .npz",
 }
 

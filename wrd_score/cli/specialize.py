@@ -1,0 +1,46 @@
+"""``wrdscore specialize``: counter-fit a static ``.npz`` embedding to antonym/synonym constraints (Mrkšić et al.
+2016), give leading verbs and negations their weight (:mod:`wrd_score.specialize`); words, tokenizer and tables kept."""
+from __future__ import annotations
+
+import argparse
+import os
+
+from ..constraints import read_constraints
+from ..specialize import NEGATORS, specialize_file
+from ..train import STORED_DTYPES, check_embedding_output
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("embedding", help="the embedding to counter-fit (a name or a .npz)")
+    parser.add_argument("-o", "--output", required=True, help="the .npz to write")
+    parser.add_argument("--constraints", default=[], nargs="+", metavar="TSV",
+                        help="constraint files of `wrdscore constraints` (relation, word1, word2, source)")
+    parser.add_argument("--delta", type=float, default=1.0, help="antonyms pushed to this cosine distance (default 1.0)")
+    parser.add_argument("--gamma", type=float, default=0.0, help="synonyms pulled to this cosine distance (default 0.0)")
+    parser.add_argument("--rho", type=float, default=0.2,
+                        help="neighbours kept: original cosine distance below this (default 0.2)")
+    parser.add_argument("--k-antonym", type=float, default=0.1, help="weight of antonym repel (default 0.1)")
+    parser.add_argument("--k-synonym", type=float, default=0.1, help="weight of synonym attract (default 0.1)")
+    parser.add_argument("--k-vsp", type=float, default=0.1, help="weight of vector space preservation (default 0.1)")
+    parser.add_argument("--iterations", type=int, default=20, help="full-batch steps (default 20)")
+    parser.add_argument("--verbs", default=None, metavar="NAMES",
+                        help="method names (one per line, .gz allowed): a word that leads most names holding it gets a "
+                             "norm (mass) of at least its share times the median norm of an object word")
+    parser.add_argument("--negation", action="store_true",
+                        help=f"give the negating words ({', '.join(NEGATORS)}) one direction opposite to the "
+                             "vocabulary's mean and a full weight (needs --verbs)")
+    parser.add_argument("--dtype", default="float16", choices=list(STORED_DTYPES))
+    parser.add_argument("--name", required=True, help="name recorded in signatures")
+
+
+def run(args: argparse.Namespace) -> int:
+    check_embedding_output(args.output)
+    constraints = {path: read_constraints(path) for path in args.constraints}
+    checksum = specialize_file(args.embedding, args.output, constraints, name=args.name, dtype=args.dtype,
+                               command=getattr(args, "_command_line", None), delta=args.delta, gamma=args.gamma,
+                               rho=args.rho, k_antonym=args.k_antonym, k_synonym=args.k_synonym, k_vsp=args.k_vsp,
+                               iterations=args.iterations, verb_corpus=args.verbs,
+                               negators=NEGATORS if args.negation else ())
+    size = os.path.getsize(args.output) / 1e6 if os.path.isfile(args.output) else float("nan")
+    print(f"wrote {args.output}: {size:.1f} MB, sha256 {checksum}")
+    return 0

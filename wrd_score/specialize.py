@@ -1,0 +1,259 @@
+"""Counter-fitting a static embedding to linguistic constraints (``wrdscore specialize``).
+
+Mrkšić et al. (NAACL 2016), "Counter-fitting Word Vectors to Linguistic Constraints": on unit
+vectors, with the cosine distance ``d(u, v) = 1 - cos(u, v)`` and ``τ(x) = max(0, x)``, minimise
+
+* antonym repel ``AR = Σ_(u,w) in A τ(δ - d(u', w'))``: opposites pushed to distance ``δ`` (1.0: a
+  cosine of 0 or less, which the scorer clips to 0);
+* synonym attract ``SA = Σ_(u,w) in S τ(d(u', w') - γ)``: synonyms pulled to distance ``γ``;
+* vector space preservation ``VSP = Σ_i Σ_(j in N(i)) τ(d(v'_i, v'_j) - d(v_i, v_j))``: each word's
+  neighbours within distance ``ρ`` in the original space stay at least as close as they were;
+
+weighted ``k_A AR + k_S SA + k_V VSP``, by the paper's update: every step moves each word by the mean of
+its terms' gradients (``u <- u - k ∂/∂u``, ``∂ cos(u, v)/∂u = v - (u·v) u`` for unit vectors), then
+renormalises. As in the paper, only words in a constraint and their original neighbours move.
+
+WRDScore's ``norm`` mass is the vector's length: each row keeps its length, only its direction moves.
+Deterministic: float64 throughout, a fixed number of full-batch steps (no sampling, no seed to set),
+pairs in sorted order and gradients summed with ``np.add.at`` in that order; the neighbour search is a
+matrix product per block of rows, in float64, whose result is compared with a threshold only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from collections import Counter
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .constraints import Constraint
+from .embeddings import unit_rows
+
+__all__ = ["CounterFitStats", "counter_fit", "neighbour_pairs", "NEGATORS", "verb_shares", "verb_norms", "negation_rows",
+           "specialize_file"]
+
+
+@dataclass
+class CounterFitStats:
+    antonyms: int
+    synonyms: int
+    neighbour_pairs: int
+    words_moved: int
+    antonyms_apart: float  # share of antonym pairs at distance >= delta after fitting
+    synonyms_together: float  # mean cosine of the synonym pairs after fitting
+
+    def as_dict(self) -> Dict[str, float]:
+        return dict(self.__dict__)
+
+
+def _pairs(constraints: Sequence[Constraint], index: Dict[str, int], relation: str) -> np.ndarray:
+    rows = sorted({(index[c.a], index[c.b]) for c in constraints
+                   if c.relation == relation and c.a in index and c.b in index})
+    return np.array(rows, dtype=np.int64).reshape(-1, 2)
+
+
+def neighbour_pairs(units: np.ndarray, rows: np.ndarray, rho: float, block: int = 1024) -> Tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(i, j)``, ``i`` in ``rows``, ``j != i`` any row, with cosine distance below ``rho`` in
+    ``units``; and those distances. Sorted, each unordered pair once."""
+    found: Dict[Tuple[int, int], float] = {}
+    for start in range(0, len(rows), block):
+        chunk = rows[start:start + block]
+        sims = units[chunk] @ units.T
+        for k, i in enumerate(chunk.tolist()):
+            for j in np.flatnonzero(sims[k] > 1.0 - rho).tolist():
+                if j != i:
+                    # The distance of the pair from the row of its smaller index: the same number whichever
+                    # end was searched from.
+                    a, b = min(i, j), max(i, j)
+                    found.setdefault((a, b), 1.0 - float(units[a] @ units[b]))
+    items = sorted(found.items())
+    pairs = np.array([p for p, _ in items], dtype=np.int64).reshape(-1, 2)
+    return pairs, np.array([d for _, d in items], dtype=np.float64)
+
+
+def _grad(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Gradient of cos(u, v) with respect to unit u (row-wise)."""
+    dots = np.einsum("ij,ij->i", u, v)
+    return v - dots[:, None] * u
+
+
+def counter_fit(words: Sequence[str], vectors: np.ndarray, constraints: Sequence[Constraint], *,
+                delta: float = 1.0, gamma: float = 0.0, rho: float = 0.2, k_antonym: float = 0.1,
+                k_synonym: float = 0.1, k_vsp: float = 0.1, iterations: int = 20) -> Tuple[np.ndarray, CounterFitStats]:
+    """Counter-fit ``vectors`` (rows of ``words``) to ``constraints``; returns the new vectors (each row
+    with its old length) and what was done. Constraints naming a word outside ``words`` are skipped."""
+    for name, value in (("delta", delta), ("gamma", gamma), ("rho", rho), ("k_antonym", k_antonym),
+                        ("k_synonym", k_synonym), ("k_vsp", k_vsp)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+        raise ValueError(f"iterations must be an integer >= 0, got {iterations!r}")
+    index = {w: i for i, w in enumerate(words)}
+    ant = _pairs(constraints, index, "antonym")
+    syn = _pairs(constraints, index, "synonym")
+    original, norms = unit_rows(np.asarray(vectors, dtype=np.float64))
+    constrained = np.unique(np.concatenate([ant.ravel(), syn.ravel()]))
+    vsp, vsp_distance = neighbour_pairs(original, constrained, rho) if rho > 0 and len(constrained) else \
+        (np.zeros((0, 2), dtype=np.int64), np.zeros(0))
+    moving = np.unique(np.concatenate([constrained, vsp.ravel()]))
+    # Only the moving rows are fitted, in a compact table: row r of ``current`` is word ``moving[r]``.
+    local = {int(w): r for r, w in enumerate(moving.tolist())}
+    remap = np.vectorize(local.__getitem__, otypes=[np.int64])
+    ant_l, syn_l, vsp_l = (remap(p) if len(p) else p for p in (ant, syn, vsp))
+    current = original[moving].copy()
+    for _ in range(iterations):
+        update = np.zeros_like(current)
+        count = np.zeros(len(current))
+        for pairs, k, active, sign in (
+                (ant_l, k_antonym, lambda d, _: d < delta, -1.0),
+                (syn_l, k_synonym, lambda d, _: d > gamma, 1.0),
+                (vsp_l, k_vsp, lambda d, d0: d > d0, 1.0)):
+            if not len(pairs) or k == 0:
+                continue
+            u, v = current[pairs[:, 0]], current[pairs[:, 1]]
+            dist = 1.0 - np.einsum("ij,ij->i", u, v)
+            on = active(dist, vsp_distance) if pairs is vsp_l else active(dist, None)
+            if not on.any():
+                continue
+            a, b = pairs[on, 0], pairs[on, 1]
+            # sign +1 pulls together (raises the cosine), -1 pushes apart.
+            np.add.at(update, a, sign * k * _grad(u[on], v[on]))
+            np.add.at(update, b, sign * k * _grad(v[on], u[on]))
+            np.add.at(count, a, 1.0)
+            np.add.at(count, b, 1.0)
+        moved = count > 0
+        current[moved] += update[moved] / count[moved, None]
+        current, _ = unit_rows(current)
+    out = original.copy()
+    out[moving] = current
+    # Rows that did not move keep their exact bits (not unit * norm, which rounds).
+    fitted = np.asarray(vectors, dtype=np.float64).copy()
+    fitted[moving] = current * norms[moving, None]
+    cos = lambda p: np.einsum("ij,ij->i", out[p[:, 0]], out[p[:, 1]]) if len(p) else np.zeros(0)  # noqa: E731
+    stats = CounterFitStats(antonyms=len(ant), synonyms=len(syn), neighbour_pairs=len(vsp), words_moved=len(moving),
+                            antonyms_apart=float(np.mean(1.0 - cos(ant) >= delta - 1e-9)) if len(ant) else 1.0,
+                            synonyms_together=float(np.mean(cos(syn))) if len(syn) else 1.0)
+    return fitted, stats
+
+
+#: Negating words (a closed class): ``isNotEmpty``, ``hasNoValue``, ``nonNull``, ``canNever``.
+NEGATORS = ("not", "no", "non", "never", "none", "nothing", "without", "cannot", "neither", "nor")
+#: A word is a leading verb of method names when it is the first word of at least this share of the distinct
+#: names holding it, in at least MIN_VERB_NAMES of them.
+MIN_VERB_NAMES = 100
+
+
+def verb_shares(names: Iterable[Sequence[str]], min_names: int = MIN_VERB_NAMES) -> Tuple[Dict[str, float], Counter]:
+    """``({word: share of the names holding it that it starts}, object-word occurrences)`` over split names."""
+    holding: Counter = Counter()
+    leading: Counter = Counter()
+    objects: Counter = Counter()
+    for tokens in names:
+        if not tokens:
+            continue
+        holding.update(set(tokens))
+        leading[tokens[0]] += 1
+        objects.update(tokens[1:])
+    shares = {w: leading[w] / n for w, n in holding.items() if n >= min_names and leading[w]}
+    return shares, objects
+
+
+def verb_norms(words: Sequence[str], vectors: np.ndarray, shares: Mapping[str, float],
+               objects: Mapping[str, int]) -> Tuple[np.ndarray, float, int]:
+    """Role-aware masses in the norms: each word's norm becomes ``max(norm, share * R)``, ``share`` the share
+    of method names it leads (:func:`verb_shares`) and ``R`` the median norm of an object word's occurrence
+    (every word after the first of each name), so that a word that names the operation (``get``, ``set``,
+    ``add``) weighs about as much as the object it acts on. Returns the vectors, ``R`` and how many rows grew."""
+    out = np.asarray(vectors, dtype=np.float64).copy()
+    norms = np.linalg.norm(out, axis=1)
+    index = {w: i for i, w in enumerate(words)}
+    rows = [(index[w], c) for w, c in sorted(objects.items()) if w in index]
+    if not rows:
+        return out, 0.0, 0
+    order = np.argsort(norms[[r for r, _ in rows]], kind="stable")
+    values = norms[[rows[k][0] for k in order]]
+    weights = np.cumsum([rows[k][1] for k in order], dtype=np.float64)
+    reference = float(values[np.searchsorted(weights, weights[-1] / 2.0)])
+    grown = 0
+    for word, share in sorted(shares.items()):
+        i = index.get(word)
+        if i is None or norms[i] == 0:
+            continue
+        target = share * reference
+        if target > norms[i]:
+            out[i] *= target / norms[i]
+            grown += 1
+    return out, reference, grown
+
+
+def negation_rows(words: Sequence[str], vectors: np.ndarray, negators: Sequence[str],
+                  reference: Optional[float] = None) -> Tuple[np.ndarray, List[str]]:
+    """Negating words share one direction, opposite to the mean direction of the vocabulary: their cosine with
+    a typical word is negative (clipped to 0 by the scorer) and 1 among themselves, so a negation left
+    unmatched lowers the score instead of matching ``is`` or ``empty``. Their norm becomes at least
+    ``reference`` (a full-weight word). Returns the vectors and the words changed."""
+    out = np.asarray(vectors, dtype=np.float64).copy()
+    units, norms = unit_rows(out)
+    mean = units[norms > 0].mean(axis=0)
+    direction = -mean / np.linalg.norm(mean)
+    index = {w: i for i, w in enumerate(words)}
+    changed = []
+    for word in negators:
+        i = index.get(word)
+        if i is None:
+            continue
+        out[i] = direction * max(norms[i], reference or 0.0)
+        changed.append(word)
+    return out, changed
+
+
+def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence[Constraint]], *, name: str,
+                    dtype: str = "float16", command: Optional[str] = None, verb_corpus: Optional[str] = None,
+                    negators: Sequence[str] = (), **params) -> str:
+    """Specialise the embedding ``source`` (a name or ``.npz``) and write it to ``output`` with the same words,
+    tokenizer and document-frequency table; returns the new file's sha256. Steps, each optional:
+
+    1. counter-fitting to ``constraints`` (``{file: pairs}``; :func:`counter_fit` with ``params``);
+    2. ``verb_corpus`` (method names, one per line, ``.gz`` allowed): role-aware norms (:func:`verb_norms`);
+    3. ``negators``: one shared negation direction (:func:`negation_rows`), norm at least the verb step's ``R``.
+
+    What was done, with the constraint files' sha256 and ``command``, goes to ``meta["specialize"]``."""
+    import hashlib
+    import os
+
+    from .distill import corpus_documents
+    from .embeddings import StaticEmbedding
+    from .tokenize import split_identifier
+
+    emb = StaticEmbedding.load(source)
+    if emb.has_ngrams:
+        raise ValueError(f"embedding {source!r} composes unknown words from fastText n-grams, which these steps "
+                         "would not move; specialise a file without n-grams (e.g. a distilled one)")
+    vectors = np.asarray(emb.vectors, dtype=np.float64)
+    record: Dict[str, object] = {"input": {"name": emb.name, "sha256": emb.checksum}, "command": command}
+    pairs = [c for group in constraints.values() for c in group]
+    if pairs:
+        vectors, stats = counter_fit(emb.words, vectors, pairs, **params)
+        files = []
+        for path, group in constraints.items():
+            with open(path, "rb") as handle:
+                digest = hashlib.sha256(handle.read()).hexdigest()
+            files.append({"path": os.path.basename(path), "sha256": digest, "pairs": len(group)})
+        record["counterfit"] = {"method": "counter-fitting (Mrksic et al. 2016)", "constraints": files, **params,
+                                **stats.as_dict()}
+    reference = None
+    if verb_corpus is not None:
+        texts, _ = corpus_documents(verb_corpus, "identifiers")
+        shares, objects = verb_shares(split_identifier(t) for t in texts)
+        vectors, reference, grown = verb_norms(emb.words, vectors, shares, objects)
+        record["verbs"] = {"corpus": os.path.basename(verb_corpus), "names": len(texts), "min_names": MIN_VERB_NAMES,
+                           "reference_norm": reference, "grown": grown}
+    if negators:
+        if reference is None:
+            raise ValueError("negators need the verb step's reference norm: give verb_corpus too")
+        vectors, changed = negation_rows(emb.words, vectors, negators, reference)
+        record["negation"] = {"words": changed}
+    meta = dict(emb.meta, name=name, specialize=record)
+    out = StaticEmbedding(emb.words, vectors, tokenizer_json=emb.tokenizer_json, name=name, meta=meta,
+                          df_table=emb.df_table, df_documents=emb.df_documents)
+    return out.save(output, dtype=dtype)
