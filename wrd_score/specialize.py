@@ -20,14 +20,18 @@ matrix product per block of rows, in float64, whose result is compared with a th
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import os
 from collections import Counter
+from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .constraints import Constraint
-from .embeddings import unit_rows
+from .distill import corpus_documents, document_frequency_table
+from .embeddings import StaticEmbedding, unit_rows
+from .tokenize import split_identifier
 
 __all__ = ["CounterFitStats", "counter_fit", "neighbour_pairs", "NEGATORS", "verb_shares", "verb_norms", "negation_rows",
            "specialize_file"]
@@ -159,8 +163,8 @@ def verb_shares(names: Iterable[Sequence[str]], min_names: int = MIN_VERB_NAMES)
 
 
 def verb_norms(words: Sequence[str], vectors: np.ndarray, shares: Mapping[str, float],
-               objects: Mapping[str, int]) -> Tuple[np.ndarray, float, int]:
-    """Role-aware masses in the norms: each word's norm becomes ``max(norm, share * R)``, ``share`` the share
+               objects: Mapping[str, int], weight: float = 1.0) -> Tuple[np.ndarray, float, int]:
+    """Role-aware masses in the norms: each word's norm becomes ``max(norm, weight * share * R)``, ``share`` the share
     of method names it leads (:func:`verb_shares`) and ``R`` the median norm of an object word's occurrence
     (every word after the first of each name), so that a word that names the operation (``get``, ``set``,
     ``add``) weighs about as much as the object it acts on. Returns the vectors, ``R`` and how many rows grew."""
@@ -179,7 +183,7 @@ def verb_norms(words: Sequence[str], vectors: np.ndarray, shares: Mapping[str, f
         i = index.get(word)
         if i is None or norms[i] == 0:
             continue
-        target = share * reference
+        target = weight * share * reference
         if target > norms[i]:
             out[i] *= target / norms[i]
             grown += 1
@@ -209,22 +213,19 @@ def negation_rows(words: Sequence[str], vectors: np.ndarray, negators: Sequence[
 
 def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence[Constraint]], *, name: str,
                     dtype: str = "float16", command: Optional[str] = None, verb_corpus: Optional[str] = None,
-                    negators: Sequence[str] = (), **params) -> str:
+                    negators: Sequence[str] = (), df_corpora: Sequence[Tuple[str, str]] = (), verb_weight: float = 1.0,
+                    **params) -> str:
     """Specialise the embedding ``source`` (a name or ``.npz``) and write it to ``output`` with the same words,
     tokenizer and document-frequency table; returns the new file's sha256. Steps, each optional:
 
     1. counter-fitting to ``constraints`` (``{file: pairs}``; :func:`counter_fit` with ``params``);
-    2. ``verb_corpus`` (method names, one per line, ``.gz`` allowed): role-aware norms (:func:`verb_norms`);
-    3. ``negators``: one shared negation direction (:func:`negation_rows`), norm at least the verb step's ``R``.
+    2. ``verb_corpus`` (method names, one per line, ``.gz`` allowed): role-aware norms (:func:`verb_norms`, with
+       ``verb_weight``);
+    3. ``negators``: one shared negation direction (:func:`negation_rows`), norm at least the verb step's ``R``;
+    4. ``df_corpora``: a document-frequency table of these ``(path, format)`` corpora in place of the input's
+       (:func:`wrd_score.distill.document_frequency_table`, as ``wrdscore distill --df-corpus`` builds it).
 
     What was done, with the constraint files' sha256 and ``command``, goes to ``meta["specialize"]``."""
-    import hashlib
-    import os
-
-    from .distill import corpus_documents
-    from .embeddings import StaticEmbedding
-    from .tokenize import split_identifier
-
     emb = StaticEmbedding.load(source)
     if emb.has_ngrams:
         raise ValueError(f"embedding {source!r} composes unknown words from fastText n-grams, which these steps "
@@ -245,15 +246,21 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
     if verb_corpus is not None:
         texts, _ = corpus_documents(verb_corpus, "identifiers")
         shares, objects = verb_shares(split_identifier(t) for t in texts)
-        vectors, reference, grown = verb_norms(emb.words, vectors, shares, objects)
+        vectors, reference, grown = verb_norms(emb.words, vectors, shares, objects, verb_weight)
         record["verbs"] = {"corpus": os.path.basename(verb_corpus), "names": len(texts), "min_names": MIN_VERB_NAMES,
-                           "reference_norm": reference, "grown": grown}
+                           "weight": verb_weight, "reference_norm": reference, "grown": grown}
     if negators:
         if reference is None:
             raise ValueError("negators need the verb step's reference norm: give verb_corpus too")
         vectors, changed = negation_rows(emb.words, vectors, negators, reference)
         record["negation"] = {"words": changed}
+    df_table, df_documents = emb.df_table, emb.df_documents
     meta = dict(emb.meta, name=name, specialize=record)
+    if df_corpora:
+        tokens, counts, df_documents = document_frequency_table(df_corpora)
+        df_table = dict(zip(tokens.tolist(), counts.tolist()))
+        meta["df"] = {"corpora": [{"path": os.path.basename(p), "format": f} for p, f in df_corpora],
+                      "min_count": 2, "documents": df_documents, "tokens": len(tokens)}
     out = StaticEmbedding(emb.words, vectors, tokenizer_json=emb.tokenizer_json, name=name, meta=meta,
-                          df_table=emb.df_table, df_documents=emb.df_documents)
+                          df_table=df_table, df_documents=df_documents)
     return out.save(output, dtype=dtype)

