@@ -312,6 +312,8 @@ def aims_table(specs: List[Tuple[str, str, str, str]], scores_of: Callable[[str]
     show, randoms, negations = showcase_pairs(), random_name_pairs(), negation_pairs()
     by = {d.name: d for d in dev_sets}
     rows: Dict[str, List[str]] = {k: [] for k in (
+        "IdBench similarity, mean Spearman of small/medium/large", "IdBench relatedness, mean Spearman",
+        "IdBench opp<syn: share of (synonym pair, opposite pair) ordered right",
         "triplets: synonym above opposite (aim >= 90%)", "IdBench opposites below the mean of the 26 synonym pairs (aim 7/7)",
         "getCount/setCount below getCount/size (aim: yes)", "showcase pairs above the random-pair mean (aim 10/10)",
         "random-pair mean F1 (2,000 method names, seed 0)", "negation pairs of the corpus: mean F1 (lower is better)",
@@ -320,7 +322,10 @@ def aims_table(specs: List[Tuple[str, str, str, str]], scores_of: Callable[[str]
     for column, embedding, variant, weights in specs:
         scorer = WRDScorer(embedding=embedding, variant=variant, weights=weights)
         sc = scores_of(column)
-        keys = list(rows)
+        for name in ("IdBench sim", "IdBench rel", "IdBench opp<syn"):
+            rows[next(k for k in rows if k.startswith(name.replace(" sim", " similarity").replace(" rel", " relatedness")))].append(
+                f"{by[name].value(sc[name]):.3f}")
+        keys = list(rows)[3:]
         rows[keys[0]].append(f"{100 * by['triplets'].value(sc['triplets']):.1f}%")
         f_syn = _f1(scorer, [r["prediction"] for r in syn], [r["reference"] for r in syn])
         f_opp = _f1(scorer, [r["prediction"] for r in opp], [r["reference"] for r in opp])

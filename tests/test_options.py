@@ -35,7 +35,8 @@ def test_the_default_preset_is_identifiers_and_fills_every_preset_option():
 def test_an_option_given_explicitly_wins_over_the_preset(preset, backend):
     bundle = PRESETS[preset][backend]
     others = {"variant": {"wrd": "paper", "paper": "wrd"}, "weights": {"uniform": "norm"},
-              "pooling": {"tokenizer": "wordpiece", "wordpiece": "tokenizer"}, "embedding": {"default": "x.npz"}}
+              "pooling": {"tokenizer": "wordpiece", "wordpiece": "tokenizer"},
+              "embedding": {"default": "x.npz", "wrd-minilm-code": "x.npz"}}
     for name, value in bundle.items():
         given = others.get(name, {}).get(value, "uniform" if name == "weights" else 2 if name == "layer" else None)
         resolved = Options(backend=backend, preset=preset, **{name: given}).validate()
@@ -222,4 +223,5 @@ def test_another_embedding_without_given_weights_gets_norm_masses(embedding):
     assert scorer.options.weights == "norm" and "|weights:norm|" in scorer.signature()
     assert scorer.score(["get count"], ["size"])["f1"][0] > 0
     assert WRDScorer(embedding=embedding, weights="uniform").options.weights == "uniform"
-    assert WRDScorer(embedding="default").options.weights == "norm*corpus-idf"
+    assert WRDScorer(embedding="default").options.weights == PRESETS["identifiers"]["static"]["weights"]
+    assert WRDScorer(embedding="wrd-minilm-code", preset="sentences").options.weights == "norm*corpus-idf"

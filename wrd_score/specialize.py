@@ -1,4 +1,5 @@
-"""Counter-fitting a static embedding to linguistic constraints (``wrdscore specialize``).
+"""Specialising a static embedding for method names (``wrdscore specialize``): counter-fitting to linguistic
+constraints, role-aware verb masses in the norms, one negation direction (:func:`specialize_file`).
 
 Mrkšić et al. (NAACL 2016), "Counter-fitting Word Vectors to Linguistic Constraints": on unit
 vectors, with the cosine distance ``d(u, v) = 1 - cos(u, v)`` and ``τ(x) = max(0, x)``, minimise

@@ -254,7 +254,9 @@ def test_default_file_is_small_safe_and_documented(default, repo):
     for key in ("method", "model", "layer", "pooling", "sif", "min_count", "corpora", "vocabulary", "command"):
         assert key in meta, key
     assert meta["vocabulary"] == len(default)
-    assert meta["command"].startswith("wrdscore distill")
+    assert meta["command"].startswith("wrdscore distill")  # the input's command; then the specialize step's:
+    assert meta["specialize"]["command"].startswith("wrdscore specialize wrd-minilm-distilled")
+    assert meta["specialize"]["input"]["sha256"] == load_embedding("wrd-minilm-distilled").checksum
     card = (repo / "embeddings" / "README.md").read_text()
     assert default.checksum in card, "the model card must state the shipped file's sha256"
 
@@ -332,7 +334,7 @@ def test_the_default_scores_without_torch_transformers_or_gradio():
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "emb:wrd-minilm-code@sha256:" in done.stdout
+    assert "emb:wrd-minilm-cf@sha256:" in done.stdout
 
 
 # ------------------------------------------------------------- fixed document-frequency tables (issue 21)

@@ -26,8 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k-vsp", type=float, default=0.1, help="weight of vector space preservation (default 0.1)")
     parser.add_argument("--iterations", type=int, default=20, help="full-batch steps (default 20)")
     parser.add_argument("--verbs", default=None, metavar="NAMES",
-                        help="method names (one per line, .gz allowed): a word that leads most names holding it gets a "
-                             "norm (mass) of at least its share times the median norm of an object word")
+                        help="method names (one per line, .gz allowed): a word gets a norm (mass) of at least the share of the "
+                             "names holding it that it starts, times the median norm of an object word")
     parser.add_argument("--verb-weight", type=float, default=1.0,
                         help="scale of that floor (default 1.0: a leading verb weighs like a median object word)")
     parser.add_argument("--negation", action="store_true",
