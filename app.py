@@ -85,8 +85,10 @@ PAPER_EXAMPLES: List[Tuple[str, str]] = [
 _CONTEXTUAL = "Contextual MiniLM-L6 (all-MiniLM-L6-v2)"
 #: UI label -> the library options it stands for (the tokenizer is the one that suits the embedding).
 EMBEDDINGS: Dict[str, Dict[str, str]] = {
-    "MiniLM + code, static (default)": {"backend": "static", "embedding": "default",
-                                                "tokenizer": "identifier"},
+    # No embedding named: each preset's own file applies (identifiers: wrd-minilm-cf; sentences: wrd-minilm-code).
+    "Static MiniLM, the preset's file (default)": {"backend": "static", "tokenizer": "identifier"},
+    "MiniLM + code, static (the 0.2.0 default)": {"backend": "static", "embedding": "wrd-minilm-code",
+                                                  "tokenizer": "identifier"},
     "Distilled MiniLM, static (the 0.1.x default)": {"backend": "static", "embedding": "wrd-minilm-distilled",
                                                      "tokenizer": "identifier"},
     "fastText Java (the first default)": {"backend": "static", "embedding": "wrd-java-default",

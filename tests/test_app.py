@@ -22,7 +22,7 @@ def app(space_app):
     return space_app
 
 
-DEFAULT = "MiniLM + code, static (default)"
+DEFAULT = "Static MiniLM, the preset's file (default)"
 GLOVE = "GloVe 6B 50d"
 
 ROWS = [
@@ -52,7 +52,7 @@ def test_metric_options_maps_embeddings_to_library_options(app):
     assert glove["embedding"] == "glove-6b-50d" and glove["tokenizer"] == "words"
     assert glove["variant"] == "wrd" and glove["weights"] == "idf" and glove["backend"] == "static"
     default = app.metric_options(DEFAULT, tokenizer="words", oov="drop", clip_negative=False)
-    assert default["embedding"] == "default" and default["tokenizer"] == "words"
+    assert "embedding" not in default and default["tokenizer"] == "words"  # the preset's file applies
     assert default["oov"] == "drop" and default["clip_negative"] is False
     WRDScorer(**glove)  # the library accepts what the UI produces
     WRDScorer(**default)
@@ -80,11 +80,14 @@ def test_the_preset_control_reaches_the_library(app, monkeypatch):
 
 
 def test_the_default_embedding_choice_is_the_embedding_of_every_preset(app):
-    # The page's default entry names its embedding explicitly, which wins over a preset's: should a
-    # preset ever pick another file, the entry must stop naming one (or the preset would be overridden).
+    # An embedding named by the page would win over a preset's: the presets pick different files (0.3.0), so the
+    # default entry names none, and each preset scores with its own bundle, as the library's default does.
     from wrd_score.options import PRESETS
 
-    assert {bundles["static"]["embedding"] for bundles in PRESETS.values()} == {app.EMBEDDINGS[DEFAULT]["embedding"]}
+    assert "embedding" not in app.EMBEDDINGS[DEFAULT]
+    for preset, bundles in PRESETS.items():
+        options = WRDScorer(**app.metric_options(DEFAULT, preset=preset)).options
+        assert options == WRDScorer(preset=preset).options, preset
 
 
 def test_metric_options_rejects_unknown_embedding(app):
