@@ -199,7 +199,7 @@ def _table_rows():
 
 
 #: Imported from any row: they import nothing of the package but each other.
-HELPERS = {"wrd_score/signature.py", "wrd_score/files.py", "wrd_score/deps.py"}
+HELPERS = {"wrd_score/signature.py", "wrd_score/files.py", "wrd_score/deps.py", "wrd_score/_kernels.py"}
 
 
 def _package_imports(module):

@@ -25,6 +25,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
+from ._kernels import eight_sums, prefetch_row, widen_row
 from .deps import HAVE_NUMBA, njit
 from .files import atomic_write, open_input, output_kind
 
@@ -133,131 +134,6 @@ def unit_rows(vectors: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return units, norms
 
 
-def _eight_sums_reference(values, lo, n):  # pragma: no cover - the compiled twin runs
-    """What the compiled ``_eight_sums`` computes, in Python: numpy's eight running sums over
-    ``values[lo:lo + n - n % 8]`` (``n >= 8``), folded as numpy folds them."""
-    r0, r1, r2, r3 = values[lo], values[lo + 1], values[lo + 2], values[lo + 3]
-    r4, r5, r6, r7 = values[lo + 4], values[lo + 5], values[lo + 6], values[lo + 7]
-    for i in range(lo + 8, lo + n - n % 8, 8):
-        r0, r1, r2, r3 = r0 + values[i], r1 + values[i + 1], r2 + values[i + 2], r3 + values[i + 3]
-        r4, r5, r6, r7 = r4 + values[i + 4], r5 + values[i + 5], r6 + values[i + 6], r7 + values[i + 7]
-    return ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-
-
-if HAVE_NUMBA:
-    from llvmlite import ir
-    from numba import types
-    from numba.extending import intrinsic
-
-    from .deps import int_arg, ir_loop
-
-    _I64 = ir.IntType(64)
-
-    @intrinsic
-    def _widen_row(typingctx, bits, row, out, r):
-        """``out[r, :] = bits[row, :]`` read as float16 and widened to float64 by the processor (8 at a
-        time; exact, as numpy's ``astype`` is, except that a signalling NaN comes back quiet)."""
-        if not (isinstance(bits, types.Array) and bits.dtype == types.uint16 and isinstance(out, types.Array)
-                and out.dtype == types.float64 and bits.ndim == out.ndim == 2 and bits.layout == out.layout == "C"):
-            return None
-
-        def codegen(context, builder, signature, args):
-            half, f64, i16 = ir.HalfType(), ir.DoubleType(), ir.IntType(16)
-            src = context.make_array(signature.args[0])(context, builder, args[0])
-            dst = context.make_array(signature.args[2])(context, builder, args[2])
-            d = builder.extract_value(src.shape, 1)
-            src_at = builder.mul(int_arg(context, builder, signature, args, 1), d)
-            dst_at = builder.mul(int_arg(context, builder, signature, args, 3), d)
-
-            def widen(lanes):
-                def step(k, _):
-                    source = builder.gep(src.data, [builder.add(src_at, k)])
-                    target = builder.gep(dst.data, [builder.add(dst_at, k)])
-                    if lanes > 1:
-                        source = builder.bitcast(source, ir.VectorType(i16, lanes).as_pointer())
-                        target = builder.bitcast(target, ir.VectorType(f64, lanes).as_pointer())
-                    value = builder.load(source, align=2)
-                    value = builder.bitcast(value, ir.VectorType(half, lanes) if lanes > 1 else half)
-                    wide = ir.VectorType(f64, lanes) if lanes > 1 else f64
-                    builder.store(builder.fpext(value, wide), target, align=8)
-                    return []
-                return step
-
-            k, _ = ir_loop(builder, ir.Constant(_I64, 0), d, 8, [], "widen8", widen(8))
-            ir_loop(builder, k, d, 1, [], "widen1", widen(1))
-            return context.get_dummy_value()
-
-        return types.none(bits, row, out, r), codegen
-
-    @intrinsic
-    def _prefetch_row(typingctx, table, row):
-        """Ask the processor to start reading row ``row`` of ``table`` into cache (a hint, no value
-        changes): rows are gathered in token order, scattered over a table far larger than cache."""
-        if not (isinstance(table, types.Array) and table.ndim == 2 and table.layout == "C"):
-            return None
-
-        def codegen(context, builder, signature, args):
-            i8, i32 = ir.IntType(8), ir.IntType(32)
-            src = context.make_array(signature.args[0])(context, builder, args[0])
-            d = builder.extract_value(src.shape, 1)
-            start = builder.gep(src.data, [builder.mul(int_arg(context, builder, signature, args, 1), d)])
-            start = builder.bitcast(start, i8.as_pointer())
-            size = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
-            nbytes = builder.mul(d, ir.Constant(_I64, size))
-            hint = builder.module.declare_intrinsic(
-                "llvm.prefetch", (), ir.FunctionType(ir.VoidType(), [i8.as_pointer(), i32, i32, i32]))
-
-            def line(k, _):
-                # read (0), keep in all cache levels (3), data (1)
-                builder.call(hint, [builder.gep(start, [k])] + [ir.Constant(i32, c) for c in (0, 3, 1)])
-                return []
-
-            # every 64-byte line the row touches, its last byte included
-            ir_loop(builder, ir.Constant(_I64, 0), builder.add(nbytes, ir.Constant(_I64, 63)), 64, [], "prefetch", line)
-            return context.get_dummy_value()
-
-        return types.none(table, row), codegen
-
-    @intrinsic
-    def _eight_sums(typingctx, values, lo, n):
-        """:func:`_eight_sums_reference` with its eight running sums as two ``<4 x double>`` (as numpy
-        keeps them in vector registers): lane ``t`` of the pair adds ``values[lo + t + 8i]`` in order,
-        so the sums, and their fold, are numpy's bits."""
-        if not (isinstance(values, types.Array) and values.dtype == types.float64 and values.ndim == 1
-                and values.layout == "C"):
-            return None
-
-        def codegen(context, builder, signature, args):
-            f64, i32 = ir.DoubleType(), ir.IntType(32)
-            vec = ir.VectorType(f64, 4)
-            data = context.make_array(signature.args[0])(context, builder, args[0])
-            lo_ = int_arg(context, builder, signature, args, 1)
-            n_ = int_arg(context, builder, signature, args, 2)
-            end = builder.sub(n_, builder.srem(n_, ir.Constant(_I64, 8)))
-
-            def load(at):
-                where = builder.gep(data.data, [builder.add(lo_, at)])
-                return builder.load(builder.bitcast(where, vec.as_pointer()), align=8)
-
-            four = ir.Constant(_I64, 4)
-
-            def add(k, sums):
-                return [builder.fadd(sums[0], load(k)), builder.fadd(sums[1], load(builder.add(k, four)))]
-
-            _, (low, high) = ir_loop(builder, ir.Constant(_I64, 8), end, 8,
-                                      [load(ir.Constant(_I64, 0)), load(four)], "eight", add)
-
-            def fold(v):
-                lane = [builder.extract_element(v, ir.Constant(i32, t)) for t in range(4)]
-                return builder.fadd(builder.fadd(lane[0], lane[1]), builder.fadd(lane[2], lane[3]))
-
-            return builder.fadd(fold(low), fold(high))
-
-        return types.float64(values, lo, n), codegen
-else:  # pragma: no cover - without numba table_unit_rows takes unit_rows
-    _eight_sums = _eight_sums_reference
-
-
 @njit(cache=True, nogil=True)
 def _block_sum(values, lo, n):
     """numpy's sum of a block of at most 128 float64 (eight running sums), the same bits."""
@@ -266,7 +142,7 @@ def _block_sum(values, lo, n):
         for i in range(n):
             total += values[lo + i]
         return total
-    total = _eight_sums(values, lo, n)
+    total = eight_sums(values, lo, n)
     for i in range(lo + n - n % 8, lo + n):
         total += values[i]
     return total
@@ -319,11 +195,11 @@ def _half_unit_rows(bits, rows, units, norms, squares, todo, sums):
     d = bits.shape[1]
     count = rows.shape[0]
     for r in range(min(_PREFETCH_AHEAD, count)):
-        _prefetch_row(bits, rows[r])
+        prefetch_row(bits, rows[r])
     for r in range(count):
         if r + _PREFETCH_AHEAD < count:
-            _prefetch_row(bits, rows[r + _PREFETCH_AHEAD])
-        _widen_row(bits, rows[r], units, r)
+            prefetch_row(bits, rows[r + _PREFETCH_AHEAD])
+        widen_row(bits, rows[r], units, r)
         for k in range(d):
             squares[k] = units[r, k] * units[r, k]
         norm = np.sqrt(0.0 + _pairwise_sum(squares, d, todo, sums))
@@ -363,7 +239,7 @@ def _half_row_means(bits, rows, counts, out, scratch):
         for k in range(d):
             out[t, k] = 0.0
         for i in range(at, at + counts[t]):
-            _widen_row(bits, rows[i], scratch, 0)
+            widen_row(bits, rows[i], scratch, 0)
             for k in range(d):
                 out[t, k] += scratch[0, k]
         if counts[t] > 0:

@@ -23,6 +23,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
+from ._kernels import TILE, TILE_ROWS, tile
 from .deps import HAVE_NUMBA, njit
 
 __all__ = ["VARIANTS", "emd_plan", "HAVE_NUMBA", "MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan",
@@ -516,129 +517,6 @@ def _simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, p
     return False
 
 
-#: Lanes of one tile of :func:`_cosines`: 4 reference tokens side by side in a vector register.
-TILE = 4
-#: Most rows of one tile: many sums in flight keep both vector adders busy (an add takes 3 cycles on
-#: the AMD EPYC measured; 4 sums left them idle a third of the time) and share the gather of the 4
-#: lanes; at 16 rows the loop runs out of registers.
-TILE_ROWS = 14
-
-
-def _tile_reference(units, rows_a, i, count, rows_b, j, acc, at, w):  # pragma: no cover - the compiled twin runs
-    """What the compiled ``_tile`` computes, in Python: the dot products of rows ``rows_a[i:i + count]``
-    of ``units`` with rows ``rows_b[j:j + 4]`` (the last one repeated past the end), each summed from
-    0.0 over the dimensions in order, one product then one addition at a time, stored at
-    ``acc[at + t * w + lane]``."""
-    d = units.shape[1]
-    for t in range(count):
-        for lane in range(TILE):
-            row, col = rows_a[i + t], rows_b[min(j + lane, len(rows_b) - 1)]
-            total = 0.0
-            for k in range(d):
-                total += units[row, k] * units[col, k]
-            acc[at + t * w + lane] = total
-
-
-if HAVE_NUMBA:
-    from llvmlite import ir
-    from numba import types
-    from numba.extending import intrinsic
-
-    from .deps import int_arg, ir_loop
-
-    @intrinsic
-    def _tile(typingctx, units, rows_a, i, count, rows_b, j, acc, at, w):
-        """:func:`_tile_reference` in LLVM vector code: one ``<4 x double>`` sum per row, whose lanes are
-        the 4 columns (their values gathered 4 dimensions at a time: 4 loads, transposed), up to
-        ``TILE_ROWS`` sums in flight.  Each lane adds its products in dimension order from 0.0 with a
-        plain multiply then add (no fused multiply-add, no reassociation): the operations of a scalar
-        loop, so the same bits.  An intrinsic because numba runs LLVM's loop vectoriser only (not the SLP vectoriser
-        that would pack independent sums), and that may not reorder a sum.  ``count`` (1 to
-        ``TILE_ROWS``) picks one of ``TILE_ROWS`` loops, each with its rows' sums in registers."""
-        def fits(a, ndim, real):
-            return (isinstance(a, types.Array) and a.layout == "C" and a.ndim == ndim
-                    and (a.dtype == types.float64 if real else isinstance(a.dtype, types.Integer)))
-
-        arrays_ok = fits(units, 2, True) and fits(acc, 1, True) and fits(rows_a, 1, False) and fits(rows_b, 1, False)
-        if not arrays_ok:
-            return None
-        sig = types.none(units, rows_a, i, count, rows_b, j, acc, at, w)
-
-        def codegen(context, builder, signature, args):
-            f64, i64, i32 = ir.DoubleType(), ir.IntType(64), ir.IntType(32)
-            vec = ir.VectorType(f64, TILE)
-            kinds = signature.args
-            table, first, second, out = (context.make_array(kinds[a])(context, builder, args[a]) for a in (0, 1, 4, 6))
-            i_, count_, j_, at_, w_ = (int_arg(context, builder, signature, args, a) for a in (2, 3, 5, 7, 8))
-            d = builder.extract_value(table.shape, 1)
-
-            def start(array, kind, index):
-                row = builder.load(builder.gep(array.data, [index]))
-                return builder.mul(context.cast(builder, row, kind.dtype, types.int64), d)
-
-            last = builder.sub(builder.extract_value(second.shape, 0), ir.Constant(i64, 1))
-            cols = []
-            for lane in range(TILE):
-                col = builder.add(j_, ir.Constant(i64, lane))
-                cols.append(start(second, kinds[4], builder.select(builder.icmp_signed("<", col, last), col, last)))
-            done = builder.append_basic_block("tile.done")
-            switch = builder.switch(count_, done)
-            splat = ir.Constant(ir.VectorType(i32, TILE), [0] * TILE)
-
-            def mask(lanes):
-                return ir.Constant(ir.VectorType(i32, TILE), lanes)
-
-            for rows in range(1, TILE_ROWS + 1):
-                block = builder.append_basic_block(f"tile.rows{rows}")
-                switch.add_case(ir.Constant(i64, rows), block)
-                builder.position_at_end(block)
-                starts = [start(first, kinds[1], builder.add(i_, ir.Constant(i64, t))) for t in range(rows)]
-
-                def add(k, sums, lanes):
-                    """``sums[t] += row t's value at dimension k * lanes``, a multiply then an add."""
-                    after = []
-                    for t in range(rows):
-                        value = builder.load(builder.gep(table.data, [builder.add(starts[t], k)]))
-                        x = builder.insert_element(ir.Constant(vec, ir.Undefined), value, ir.Constant(i32, 0))
-                        x = builder.shuffle_vector(x, ir.Constant(vec, ir.Undefined), splat)
-                        after.append(builder.fadd(sums[t], builder.fmul(x, lanes)))
-                    return after
-
-                def step4(k, sums):
-                    # The lanes of 4 dimensions at once: 4 loads of 4 consecutive values, transposed
-                    # (2 shuffles a dimension instead of a load per lane and 3 shuffles).
-                    quads = [builder.load(builder.bitcast(builder.gep(table.data, [builder.add(col, k)]),
-                                                          vec.as_pointer()), align=8) for col in cols]
-                    even = [builder.shuffle_vector(quads[a], quads[a + 1], mask([0, 4, 2, 6])) for a in (0, 2)]
-                    odd = [builder.shuffle_vector(quads[a], quads[a + 1], mask([1, 5, 3, 7])) for a in (0, 2)]
-                    for q, (pair, half) in enumerate([(even, [0, 1, 4, 5]), (odd, [0, 1, 4, 5]),
-                                                      (even, [2, 3, 6, 7]), (odd, [2, 3, 6, 7])]):
-                        lanes = builder.shuffle_vector(pair[0], pair[1], mask(half))
-                        sums = add(builder.add(k, ir.Constant(i64, q)), sums, lanes)
-                    return sums
-
-                def step1(k, sums):
-                    lanes = ir.Constant(vec, ir.Undefined)
-                    for lane in range(TILE):
-                        value = builder.load(builder.gep(table.data, [builder.add(cols[lane], k)]))
-                        lanes = builder.insert_element(lanes, value, ir.Constant(i32, lane))
-                    return add(k, sums, lanes)
-
-                zero = ir.Constant(vec, [0.0] * TILE)
-                k, sums = ir_loop(builder, ir.Constant(i64, 0), d, 4, [zero] * rows, f"tile{rows}x4", step4)
-                _, sums = ir_loop(builder, k, d, 1, sums, f"tile{rows}x1", step1)
-                for t in range(rows):
-                    where = builder.gep(out.data, [builder.add(at_, builder.mul(ir.Constant(i64, t), w_))])
-                    builder.store(sums[t], builder.bitcast(where, vec.as_pointer()), align=8)
-                builder.branch(done)
-            builder.position_at_end(done)
-            return context.get_dummy_value()
-
-        return sig, codegen
-else:  # pragma: no cover - without numba the kernels are never called
-    _tile = _tile_reference
-
-
 @njit(cache=True, nogil=True)
 def _tile_cost(m, n):
     """Hundredths of a cycle per dimension of :func:`_dot_tiles` over ``m`` rows and ``n`` columns, as
@@ -665,7 +543,7 @@ def _dot_tiles(units, rows_a, rows_b, acc):
         i = t * m // tiles
         count = (t + 1) * m // tiles - i
         for j in range(0, n, TILE):
-            _tile(units, rows_a, i, count, rows_b, j, acc, i * w + j, w)
+            tile(units, rows_a, i, count, rows_b, j, acc, i * w + j, w)
     return w
 
 
