@@ -169,7 +169,7 @@ def stsb_test(bundles):
 
 
 def _path(name):
-    from wrd_score.embeddings import _SHIPPED_FILES, shipped_path
+    from wrd_score.embeddings.store import _SHIPPED_FILES, shipped_path
 
     return shipped_path(_SHIPPED_FILES[name]) if name in _SHIPPED_FILES else name
 
