@@ -544,3 +544,32 @@ def test_simplex_takes_the_same_bases_as_before_its_speed_ups():
         assert np.array_equal(basic, ref_basic), (trial, m, n)
         assert x.tobytes() == ref_x.tobytes() and u.tobytes() == ref_u.tobytes(), (trial, m, n)
         assert v.tobytes() == ref_v.tobytes(), (trial, m, n)
+
+
+@needs_numba
+@pytest.mark.parametrize("variant", ["wrd", "paper"])
+def test_the_batch_kernel_and_the_pot_path_read_p_and_r_off_a_plan_by_one_rule(variant):
+    """P and R are defined once (transport.variants.plan_prf): the kernel compiles it in, the POT path calls it
+    through prf_from_plan. Given the kernel's own cosines and plan, both must give the same bits, on pairs of
+    1 to 20 tokens a side (rows of 8 and more are where numpy's pairwise sums and BLAS's dot, which the POT
+    path used, part from an ordered loop)."""
+    from wrd_score.transport import prf_from_plan
+
+    rng = np.random.default_rng(7)
+    units = rng.standard_normal((40, 16))
+    units /= np.linalg.norm(units, axis=1)[:, None]
+    compared = 0
+    for _ in range(300):
+        m, n = rng.integers(1, 21, size=2)
+        rows_p, rows_r = rng.choice(40, size=m, replace=False), rng.choice(40, size=n, replace=False)
+        mass_p, mass_r = rng.random(m) + 0.01, rng.random(n) + 0.01
+        mass_p, mass_r = mass_p / mass_p.sum(), mass_r / mass_r.sum()
+        plan = transport.pair_plan(units, rows_p, rows_r, mass_p, mass_r, variant, True)
+        if plan is None:
+            continue
+        cos, cost = np.empty((m, n)), np.empty((m, n))
+        batch._cosines(units, rows_p.astype(np.int64), rows_r.astype(np.int64), 0.0, cos, cost,
+                       np.empty((m + 3) * (n + 3)))
+        assert prf_from_plan(cos, plan[2], mass_p, variant) == plan[:2]
+        compared += 1
+    assert compared > 250, compared

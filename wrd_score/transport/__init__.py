@@ -19,14 +19,15 @@ answer equals ``ot.emd``'s:
   POT's.  Pairs that fail the check (a genuine tie that moves P/R), hit the iteration cap, or are
   larger than ``MAX_CELLS`` are flagged and re-scored by the caller on the POT reference path.
 
-How P and R are read off a plan (``VARIANTS``) is in :mod:`~wrd_score.transport.variants`.
+How P and R are read off a plan (``VARIANTS``, the one definition of each: ``plan_prf``, which the batch kernel
+compiles in and the POT path calls) is in :mod:`~wrd_score.transport.variants`.
 """
 from __future__ import annotations
 
 from ..deps import HAVE_NUMBA
 from .batch import MAX_CELLS, STATUS_FALLBACK, STATUS_OK, batch_prf, compile_kernels, pair_plan
 from .pot import emd_plan
-from .variants import VARIANTS
+from .variants import VARIANTS, cosine_range, plan_prf, prf_from_plan
 
-__all__ = ["VARIANTS", "emd_plan", "HAVE_NUMBA", "MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan",
+__all__ = ["VARIANTS", "prf_from_plan", "plan_prf", "cosine_range", "emd_plan", "HAVE_NUMBA", "MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan",
            "compile_kernels"]

@@ -3,7 +3,7 @@
 For each pair it builds the cosine matrix from the unit-vector table in tiles (:func:`_cosines`, the
 scalar loop's bits), takes the closed forms where they exist (an empty side, identical token bags, a side
 with one token), and otherwise solves the transport problem exactly (:func:`wrd_score.transport.simplex.simplex`),
-then reads P and R off the plan.  Pairs it cannot vouch for are flagged (``STATUS_FALLBACK``) for the POT path.
+then reads P and R off the plan (:func:`wrd_score.transport.variants.plan_prf`).  Pairs it cannot vouch for are flagged (``STATUS_FALLBACK``) for the POT path.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 from .._kernels import TILE, TILE_ROWS, tile
 from ..deps import HAVE_NUMBA, njit
 from .simplex import simplex, tree_len, tree_views, tree_walk
-from .variants import VARIANTS
+from .variants import VARIANTS, plan_prf
 
 __all__ = ["MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan", "compile_kernels"]
 
@@ -185,45 +185,8 @@ def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf,
                             if not basic[i, j] and C[i, j] - u[i] - v[j] <= _TIGHT_TOL:
                                 if abs(W[i, j] - alpha[i] - beta[j]) > _INVARIANT_TOL * scale_p:
                                     return 0.0, 0.0, STATUS_FALLBACK
-    # P/R exactly as scoring.prf_from_plan computes them from a plan.
-    if paper:
-        p_sum = 0.0
-        p_cnt = 0
-        for i in range(m):
-            rm = 0.0
-            wm = 0.0
-            for j in range(n):
-                rm += x[i, j]
-                wm += x[i, j] * cos[i, j]
-            if rm > 0:
-                p_sum += wm / rm
-                p_cnt += 1
-        r_sum = 0.0
-        r_cnt = 0
-        for j in range(n):
-            cm = 0.0
-            wm = 0.0
-            for i in range(m):
-                cm += x[i, j]
-                wm += x[i, j] * cos[i, j]
-            if cm > 0:
-                r_sum += wm / cm
-                r_cnt += 1
-        precision = p_sum / p_cnt if p_cnt > 0 else 0.0
-        recall = r_sum / r_cnt if r_cnt > 0 else 0.0
-    else:
-        recall = 0.0
-        for i in range(m):
-            for j in range(n):
-                recall += x[i, j] * cos[i, j]
-        precision = 0.0
-        for i in range(m):
-            best = cos[i, 0]
-            for j in range(1, n):
-                if cos[i, j] > best:
-                    best = cos[i, j]
-            precision += mp[i] * best
-    return min(max(precision, -1.0), 1.0), min(max(recall, -1.0), 1.0), STATUS_OK
+    precision, recall = plan_prf(cos, x, mp, paper, None, None)
+    return precision, recall, STATUS_OK
 
 
 @njit(cache=True, nogil=True)
