@@ -40,7 +40,7 @@ import pandas as pd
 
 import wrd_score
 from wrd_score.files import TABLE_FORMATS, TableError, read_table
-from wrd_score.metric import WRDScorer
+from wrd_score.scorer import WRDScorer
 from wrd_score.metrics import column_name, compare
 from wrd_score.options import BACKENDS, DEFAULT_PRESET, Options, markdown_table, option_info
 from wrd_score.plot import alignment_figure, histogram_figure

@@ -39,7 +39,7 @@ def test_every_module_is_on_the_architecture_page_and_every_listed_module_exists
     ("empty_pair_score", "wrd_score/scoring.py"), ("cosine_matrix", "wrd_score/scoring.py"),
     ("f1_score", "wrd_score/scoring.py"), ("best_of", "wrd_score/scoring.py"),
     ("plan_prf", "wrd_score/transport/variants.py"), ("cosine_range", "wrd_score/transport/variants.py"),
-    ("uses_idf", "wrd_score/weights.py"), ("reference_lists", "wrd_score/metric.py"),
+    ("uses_idf", "wrd_score/weights.py"), ("reference_lists", "wrd_score/scorer.py"),
     ("read_table", "wrd_score/files.py"), ("open_input", "wrd_score/files.py"),
     ("read_json", "wrd_score/files.py"), ("atomic_write", "wrd_score/files.py"),
     ("check_output", "wrd_score/files.py"), ("resolve_inputs", "wrd_score/cli/io.py"),
@@ -368,7 +368,7 @@ def test_tests_of_a_subpackage_mirror_its_modules(folder):
     ghosts = [name for name in _tests(folder) if not (PACKAGE / folder / name[len("test_"):]).is_file()]
     assert not ghosts, f"tests/{folder}/ has test files for modules that do not exist: {ghosts}"
     if folder == "metrics":
-        # metrics/wrdscore.py only hands WRDScorer (tests/test_metric.py) to the interface: its doctest is its test.
+        # metrics/wrdscore.py only hands WRDScorer (tests/test_scorer.py) to the interface: its doctest is its test.
         untested = [p.name for p in sorted((PACKAGE / folder).glob("*.py"))
                     if p.name not in ("__init__.py", "wrdscore.py") and f"test_{p.name}" not in _tests(folder)]
         assert not untested, f"metric modules without tests/metrics/test_<module>.py: {untested}"

@@ -77,7 +77,7 @@ def test_embedding_loaded_once(monkeypatch):
     def no_loading(*args, **kwargs):
         raise AssertionError("the embedding was loaded again during evaluation")
 
-    monkeypatch.setattr("wrd_score.metric.load_embedding", no_loading)
+    monkeypatch.setattr("wrd_score.scorer.load_embedding", no_loading)
     for _ in range(3):
         assert hook((PRED, LABELS))["wrdscore_f1"] > 0
 

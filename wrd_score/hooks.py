@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
 
-from .metric import WRDScorer, check_references
+from .scorer import WRDScorer, check_references
 from .weights import IDFTable, shared_idf
 
 __all__ = ["transformers_hook", "WRDScoreComputeMetrics", "score_dataset"]

@@ -26,7 +26,7 @@ from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional
 import numpy as np
 
 from .deps import require
-from .metric import WRDScorer, reference_lists, result_dict
+from .scorer import WRDScorer, reference_lists, result_dict
 
 __all__ = ["map_scores", "score", "Scored"]
 

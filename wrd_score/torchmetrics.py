@@ -38,7 +38,7 @@ from dataclasses import fields
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .deps import require
-from .metric import WRDScorer, check_texts, reference_lists, result_dict
+from .scorer import WRDScorer, check_texts, reference_lists, result_dict
 from .options import Options
 from .weights import shared_idf, table_digest
 

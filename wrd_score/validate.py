@@ -43,7 +43,7 @@ import numpy as np
 
 from .deps import require
 from .files import atomic_write, numeric_column, read_table
-from .metric import Options, WRDScorer
+from .scorer import Options, WRDScorer
 from .options import parse_option
 from .metrics import get_metric
 from .metrics import column_name, metric_names

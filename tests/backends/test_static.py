@@ -36,7 +36,7 @@ def test_oov_policies_never_crash_nor_drop_silently(kv):
 
 def _scorer_with(emb, oov):
     # The public scoring pipeline over an in-memory embedding (WRDScorer itself takes a path).
-    from wrd_score.metric import Options
+    from wrd_score.scorer import Options
 
     scorer = WRDScorer.__new__(WRDScorer)
     scorer.options = Options(oov=oov, weights="norm").validate()

@@ -18,7 +18,7 @@ from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 from tqdm import tqdm  # not tqdm.auto: this is a terminal tool
 
 from ..files import STDIN, Pair, atomic_write, check_output, write_json
-from ..metric import WRDScorer
+from ..scorer import WRDScorer
 from ..shards import write_shard
 from ..signature import Signature
 from ..stats import MIN_RESAMPLES, check_resamples, paired_system_test, system_confidence  # scipy: when they run

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Sequence
 
-from ..metric import WRDScorer
+from ..scorer import WRDScorer
 from ..signature import Signature
 from .base import Metric, MetricResult, References, register
 
