@@ -362,7 +362,7 @@ def _tests(folder):
     return sorted(p.name for p in (REPO / "tests" / folder).glob("test_*.py"))
 
 
-@pytest.mark.parametrize("folder", ["metrics", "backends"])
+@pytest.mark.parametrize("folder", ["metrics", "backends", "integrations"])
 def test_tests_of_a_subpackage_mirror_its_modules(folder):
     """tests/<folder>/test_X.py tests wrd_score/<folder>/X.py; every metric module has its test file."""
     ghosts = [name for name in _tests(folder) if not (PACKAGE / folder / name[len("test_"):]).is_file()]

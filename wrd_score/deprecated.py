@@ -13,6 +13,9 @@ __all__ = ["MOVED", "alias"]
 #: old module -> new module.
 MOVED = {
     "wrd_score.metric": "wrd_score.scorer",
+    "wrd_score.hooks": "wrd_score.integrations.huggingface",
+    "wrd_score.torchmetrics": "wrd_score.integrations.torchmetrics",
+    "wrd_score.ray": "wrd_score.integrations.ray",
 }
 
 

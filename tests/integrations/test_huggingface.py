@@ -4,7 +4,7 @@ import pytest
 
 import wrd_score
 from wrd_score import WRDScorer, score_dataset, transformers_hook
-from wrd_score.hooks import WRDScoreComputeMetrics
+from wrd_score.integrations.huggingface import WRDScoreComputeMetrics
 
 WORDS = ["<pad>", "<s>", "</s>", "get", "count", "size", "is", "empty", "close", "run"]
 SPECIAL = {0, 1, 2}
