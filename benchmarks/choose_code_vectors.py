@@ -152,7 +152,7 @@ def stsb_test(bundles):
     run once, after the choice."""
     from scipy.stats import spearmanr
 
-    from wrd_score.validate import read_judgments
+    from wrd_score.validation import read_judgments
 
     frame = read_judgments(str(DATA / "stsb" / "stsb_test.tsv"), "human")
     p, r, h = frame["prediction"].tolist(), frame["reference"].tolist(), frame["human"].to_numpy(float)

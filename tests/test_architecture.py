@@ -343,7 +343,7 @@ def test_cli_flags_and_validate_specs_read_option_text_alike():
 
     from wrd_score.cli.common import add_metric_arguments
     from wrd_score.options import option_info
-    from wrd_score.validate import parse_metric
+    from wrd_score.validation import parse_metric
 
     parser = argparse.ArgumentParser()
     add_metric_arguments(parser)

@@ -1,4 +1,4 @@
-"""wrd_score.stats: system-level bootstrap intervals and the paired test (the correlations: test_validate.py)."""
+"""wrd_score.stats: system-level bootstrap intervals and the paired test (the correlations: test_validation.py)."""
 import numpy as np
 import pytest
 
@@ -172,7 +172,7 @@ def test_paired_test_refuses_bad_arguments():
 
 
 def test_validate_reexports_the_validation_statistics():
-    # `from wrd_score.validate import correlation_stats, paired_bootstrap` keeps working (scripts, app.py).
+    # `from wrd_score.validation import correlation_stats, paired_bootstrap` keeps working (scripts, app.py).
     assert validate.correlation_stats is stats.correlation_stats
     assert validate.paired_bootstrap is stats.paired_bootstrap
 

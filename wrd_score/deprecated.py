@@ -16,6 +16,7 @@ MOVED = {
     "wrd_score.hooks": "wrd_score.integrations.huggingface",
     "wrd_score.torchmetrics": "wrd_score.integrations.torchmetrics",
     "wrd_score.ray": "wrd_score.integrations.ray",
+    "wrd_score.validate": "wrd_score.validation",
 }
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..scoring import best_of
 from ..tokenize import split_identifier
-from .embedding import BACKEND_OPTIONS, inputs
+from .backend_idf import BACKEND_OPTIONS, inputs
 from ..signature import Signature
 
 __all__ = ["MetricResult", "Metric", "register", "get_metric", "metric_names", "metric_options", "References",
