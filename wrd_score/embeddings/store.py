@@ -21,7 +21,7 @@ import numpy as np
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
 from .checks import MAX_DIM, MAX_NGRAM_N, check_df_arrays, check_distinct_words, check_storable
-from .formats import (EMBEDDING_FORMATS, file_sha256, guess_format, read_gensim_format, read_gensim_pickle,
+from .formats import (EMBEDDING_FORMATS, EmbeddingFormatName, file_sha256, guess_format, read_gensim_format, read_gensim_pickle,
                       read_glove_package, read_npz, save_npz)
 from .vectors import row_means, safe_norms
 
@@ -275,7 +275,7 @@ class StaticEmbedding:
 
     @classmethod
     def load(
-        cls, path: str = DEFAULT_EMBEDDING, *, format: str = "auto", allow_pickle: bool = False
+        cls, path: str = DEFAULT_EMBEDDING, *, format: EmbeddingFormatName = "auto", allow_pickle: bool = False
     ) -> "StaticEmbedding":
         """Load an embedding by name (``default``, ``glove-6b-50d``) or from a file.
 
@@ -376,7 +376,8 @@ _EMBEDDING_CACHE: "OrderedDict[Tuple, StaticEmbedding]" = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 
 
-def load_embedding(path: str = DEFAULT_EMBEDDING, *, format: str = "auto", allow_pickle: bool = False) -> StaticEmbedding:
+def load_embedding(path: str = DEFAULT_EMBEDDING, *, format: EmbeddingFormatName = "auto",
+                   allow_pickle: bool = False) -> StaticEmbedding:
     """Cached :meth:`StaticEmbedding.load`: a file is read once per process (and again if it changes)."""
     stamp = None
     if path not in NAMED_EMBEDDINGS and os.path.isfile(path):

@@ -14,7 +14,7 @@ import numpy as np
 from .._kernels import TILE, TILE_ROWS, tile
 from ..deps import HAVE_NUMBA, njit
 from .simplex import simplex, tree_len, tree_views, tree_walk
-from .variants import VARIANTS, plan_prf
+from .variants import VARIANTS, VariantName, plan_prf
 
 __all__ = ["MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan", "compile_kernels"]
 
@@ -273,7 +273,7 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
 
 
 def batch_prf(units: np.ndarray, flat_rows: np.ndarray, flat_mass: np.ndarray, offsets: np.ndarray,
-              text_id: np.ndarray, empty_id: np.ndarray, pairs: np.ndarray, variant: str, clip: bool,
+              text_id: np.ndarray, empty_id: np.ndarray, pairs: np.ndarray, variant: VariantName, clip: bool,
               num_threads: int = 1) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Precision, recall and status for every ``(text, text)`` row of ``pairs``, in compiled code.
 
@@ -313,7 +313,7 @@ def batch_prf(units: np.ndarray, flat_rows: np.ndarray, flat_mass: np.ndarray, o
 
 
 def pair_plan(units: np.ndarray, rows_p: np.ndarray, rows_r: np.ndarray, mass_p: np.ndarray, mass_r: np.ndarray,
-              variant: str, clip: bool) -> Optional[Tuple[float, float, np.ndarray]]:
+              variant: VariantName, clip: bool) -> Optional[Tuple[float, float, np.ndarray]]:
     """P, R and the optimal per-token flow of one pair from the compiled solver, as :func:`batch_prf`
     scores it; ``None`` where the caller must take POT's path (no numba, more than ``MAX_CELLS``
     cells, a tie that moves P/R, the iteration cap).  Lets ``explain()`` (the app, ``wrdscore show``)

@@ -15,13 +15,13 @@ so a plan gives the same bits on every path that reads it.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Literal, Optional, Tuple
 
 import numpy as np
 
 from ..deps import njit
 
-__all__ = ["VARIANTS", "plan_prf", "prf_from_plan", "cosine_range"]
+__all__ = ["VARIANTS", "VariantName", "plan_prf", "prf_from_plan", "cosine_range"]
 
 #: How precision and recall are read off the transport plan (``variant=``): value -> meaning. The batch
 #: kernel and the POT path compute both (:func:`plan_prf`); :mod:`wrd_score.options` shows these as the
@@ -30,6 +30,8 @@ VARIANTS = {
     "wrd": "recall = 1 - Word Rotator's Distance, precision = mass-weighted best cosine",
     "paper": "equations 4-5 of the paper: flow-weighted mean cosine of each token",
 }
+#: A value of ``variant=`` (the keys of :data:`VARIANTS`, checked equal by tests/test_architecture.py).
+VariantName = Literal["wrd", "paper"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -96,7 +98,7 @@ def plan_prf(cos, flow, mass_p, paper, count_p, count_r):
     return cosine_range(precision), cosine_range(recall)
 
 
-def prf_from_plan(cos: np.ndarray, flow: np.ndarray, mass_p: np.ndarray, variant: str,
+def prf_from_plan(cos: np.ndarray, flow: np.ndarray, mass_p: np.ndarray, variant: VariantName,
                   count_p: Optional[np.ndarray] = None, count_r: Optional[np.ndarray] = None) -> Tuple[float, float]:
     """:func:`plan_prf` for ``variant`` (a name of :data:`VARIANTS`), from Python.
 
