@@ -143,7 +143,7 @@ def rescale_unavailable(options: Mapping[str, Any]) -> str:
     """Why these options cannot be rescaled (no stored baseline: e.g. the GloVe preset), or "" if they can."""
     try:
         scorer = WRDScorer(**{**options, "rescale_with_baseline": False})
-        lookup_baseline(scorer.signature(), scorer.options.embedding)
+        lookup_baseline(scorer.signature_fields(), scorer.options.embedding)
     except (ValueError, TypeError, OSError) as exc:
         return f"no rescaling baseline is stored for these options ({str(exc).split(';')[0]})"
     return ""

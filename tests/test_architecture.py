@@ -74,6 +74,27 @@ def _code_strings(module):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs]
 
 
+#: Where the library parses signature text: text it did not just print (shard records read back from disk;
+#: ``baseline_key``, whose public argument may be a user's string).
+PARSES_SIGNATURE_TEXT = {"wrd_score/signature.py", "wrd_score/shards.py", "wrd_score/rescale.py"}
+
+
+def test_signatures_stay_objects_until_printed():
+    """Inside the library a Signature is an object until it is printed: nothing turns one into a string and
+    parses it back (`Signature.parse(scorer.signature(...))` was written in the CLI, the metric interface and
+    the baseline maker)."""
+    parsers = {m for m in _modules() + ["app.py", "wrdscore.py"]
+               for node in ast.walk(ast.parse((REPO / m).read_text(encoding="utf-8")))
+               if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("Signature.parse")}
+    assert parsers <= PARSES_SIGNATURE_TEXT, sorted(parsers - PARSES_SIGNATURE_TEXT)
+    for module in sorted(parsers - {"wrd_score/signature.py"}):
+        tree = ast.parse((REPO / module).read_text(encoding="utf-8"))
+        printed = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+                   and ast.unparse(node.func).endswith("Signature.parse") and node.args
+                   and isinstance(node.args[0], ast.Call) and ast.unparse(node.args[0].func).endswith(("signature", "str"))]
+        assert not printed, f"{module} parses a signature it just printed, lines {printed}"
+
+
 def test_no_argparse_outside_the_cli():
     offenders = []
     for module in _modules():

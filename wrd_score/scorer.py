@@ -12,7 +12,7 @@ from itertools import chain
 from operator import add
 import threading
 from dataclasses import fields, replace
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairD
 from .signature import Signature
 from .weights import IDFTable, corpus_idf, shared_idf, token_masses, uses_corpus_idf, uses_idf
 
-__all__ = ["Options", "WRDScorer", "score", "BACKENDS", "check_texts", "check_references", "reference_lists", "result_dict"]
+__all__ = ["Options", "WRDScorer", "Scores", "score", "BACKENDS", "check_texts", "check_references", "reference_lists", "result_dict"]
 
 References = Union[Sequence[str], Sequence[Sequence[str]]]
 
@@ -200,7 +200,8 @@ class WRDScorer:
     def signature(self, idf: Optional[IDFTable] = None) -> str:
         """Every setting that can change a score of this scorer (print it with the scores).
 
-        A string, as in every result; ``Signature.parse`` reads its fields back.
+        A string, as in every result dict; inside the library a signature stays the object
+        :meth:`signature_fields` gives until it is printed.
         """
         return str(self.signature_fields(idf))
 
@@ -240,8 +241,14 @@ class WRDScorer:
 
         Returns a dict with per-example ``precision``, ``recall``, ``f1``, ``best_reference``
         (index of the winning reference: the one with the highest F1, the first on ties), their
-        means ``mean_precision``/``mean_recall``/``mean_f1`` and the ``signature``.
+        means ``mean_precision``/``mean_recall``/``mean_f1`` and the ``signature`` (a string).
         """
+        return self.scores(predictions, references, idf).as_dict()
+
+    def scores(self, predictions: Sequence[str], references: References,
+               idf: Optional[Mapping[str, float]] = None) -> "Scores":
+        """:meth:`score`'s per-example lists, with the signature as a :class:`~wrd_score.signature.Signature`
+        object (for callers that add fields or read them; :meth:`Scores.as_dict` prints it)."""
         predictions = check_texts("predictions", predictions)
         flat_refs, groups = _check_references_flat(references, len(predictions))
         # The lists of references are built only if IDF is fitted on them or an error names one.
@@ -274,7 +281,7 @@ class WRDScorer:
             out_p = rescale(out_p, base["precision"]).tolist()
             out_r = rescale(out_r, base["recall"]).tolist()
             out_f = rescale(out_f, base["f1"]).tolist()
-        return result_dict(out_p, out_r, out_f, best, str(signature))
+        return Scores(out_p, out_r, out_f, best, signature)
 
     def explain(self, prediction: str, reference: str, idf: Optional[Mapping[str, float]] = None) -> PairDetail:
         """Tokens, cosine matrix, masses and optimal flow for one pair (what the app draws).
@@ -291,6 +298,20 @@ class WRDScorer:
         masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table, enc.vocabulary)
         return pair_detail(enc, texts[0], texts[1], enc.spans[0], enc.spans[1], masses,
                            self.options.variant, self.options.clip_negative, compiled=True)
+
+
+class Scores(NamedTuple):
+    """One scoring call's per-example lists and its signature, an object until it is printed."""
+
+    precision: List[float]
+    recall: List[float]
+    f1: List[float]
+    best_reference: List[int]
+    signature: Signature
+
+    def as_dict(self) -> Dict[str, Any]:
+        """The result dict of :meth:`WRDScorer.score` (:func:`result_dict`; the signature printed)."""
+        return result_dict(self.precision, self.recall, self.f1, self.best_reference, str(self.signature))
 
 
 def result_dict(precision: List[float], recall: List[float], f1: List[float], best_reference: List[int],
