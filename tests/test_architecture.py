@@ -91,8 +91,36 @@ def test_signatures_stay_objects_until_printed():
         tree = ast.parse((REPO / module).read_text(encoding="utf-8"))
         printed = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
                    and ast.unparse(node.func).endswith("Signature.parse") and node.args
-                   and isinstance(node.args[0], ast.Call) and ast.unparse(node.args[0].func).endswith(("signature", "str"))]
+                   and isinstance(node.args[0], ast.Call)
+                   and ast.unparse(node.args[0].func).endswith(("signature", "str"))]
         assert not printed, f"{module} parses a signature it just printed, lines {printed}"
+
+
+def test_nothing_imports_a_deprecated_module_name():
+    """The old names (wrd_score/deprecated.py) are for users' code for one release; the repository itself
+    imports the new ones (tests/test_deprecated.py aside, which checks the old ones)."""
+    from wrd_score.deprecated import MOVED
+
+    sources = sorted({*_modules(), "app.py", "wrdscore.py"} | {p.relative_to(REPO).as_posix() for folder in
+                     ("tests", "benchmarks", "tools") for p in (REPO / folder).rglob("*.py")})
+    offenders = []
+    for source in sources:
+        if source == "tests/test_deprecated.py" or source.replace("/", ".")[:-3] in MOVED:
+            continue
+        package = source.rsplit("/", 1)[0].replace("/", ".")
+        for node in ast.walk(ast.parse((REPO / source).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+                names = [base] + [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            offenders += [f"{source}:{node.lineno} {name}" for name in names if name in MOVED]
+    assert not offenders, offenders
 
 
 def test_no_argparse_outside_the_cli():

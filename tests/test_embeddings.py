@@ -19,7 +19,8 @@ def test_word2vec_text_binary_and_glove_round_trip(kv, tmp_path):
     text, binary, glove = tmp_path / "v.txt", tmp_path / "v.bin", tmp_path / "g.txt"
     kv.save_word2vec_format(str(text))
     kv.save_word2vec_format(str(binary), binary=True)
-    glove.write_text("".join(f"{w} {' '.join(repr(float(x)) for x in v)}\n" for w, v in zip(kv.index_to_key, kv.vectors)))
+    glove.write_text("".join(f"{w} {' '.join(repr(float(x)) for x in v)}\n"
+                             for w, v in zip(kv.index_to_key, kv.vectors)))
     for path, fmt in ((text, "word2vec"), (binary, "word2vec-binary"), (glove, "glove")):
         for given in ("auto", fmt):
             emb = StaticEmbedding.load(str(path), format=given)

@@ -115,7 +115,8 @@ def test_tables_of_every_format_read_the_same_data(tmp_path):
 
 @needs_pandas
 @pytest.mark.parametrize("name, content, message", [
-    ("t.tsv", "a\tb\nx\ty\n", r"needs columns 'prediction' and 'reference'; missing \['prediction', 'reference'\], found 'a', 'b'"),
+    ("t.tsv", "a\tb\nx\ty\n",
+     r"needs columns 'prediction' and 'reference'; missing \['prediction', 'reference'\], found 'a', 'b'"),
     ("t.tsv", "prediction,reference\nx,y\n", r"is it really tab-separated\?"),
     ("t.csv", "prediction,reference\nx,y,z\n", r"row 1 has 3 fields but the header names 2 columns"),
     ("t.csv", "prediction,Prediction,reference\nx,y,z\n", r"more than one 'prediction' column"),

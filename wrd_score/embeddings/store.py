@@ -21,8 +21,8 @@ import numpy as np
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
 from .checks import MAX_DIM, MAX_NGRAM_N, check_df_arrays, check_distinct_words, check_storable
-from .formats import (EMBEDDING_FORMATS, EmbeddingFormatName, file_sha256, guess_format, read_gensim_format, read_gensim_pickle,
-                      read_glove_package, read_npz, save_npz)
+from .formats import (EMBEDDING_FORMATS, EmbeddingFormatName, file_sha256, guess_format, read_gensim_format,
+                      read_gensim_pickle, read_glove_package, read_npz, save_npz)
 from .vectors import row_means, safe_norms
 
 __all__ = ["StaticEmbedding", "DEFAULT_EMBEDDING", "NAMED_EMBEDDINGS", "MAX_OOV_CACHE_BYTES", "load_embedding",
