@@ -150,7 +150,8 @@ def rescale_unavailable(options: Mapping[str, Any]) -> str:
 
 
 #: The metrics shown beside WRDScore (registry names; wrd_score.metrics), the literature's comparison set.
-SIBLING_METRICS = ("rouge1", "bleu", "meteor", "bertscore", "moverscore", "wms", "sms", "s+wms", "sbert")
+SIBLING_METRICS = ("rouge1", "bleu", "meteor", "bertscore", "moverscore", "wms", "sms", "s+wms", "sbert",
+                   "subtoken-f1", "exact-match", "chrf")
 
 
 def _sibling_scores(predictions: List[str], references: List[str], options: Mapping[str, Any],
@@ -184,7 +185,8 @@ def metric_label(name: str, options: Mapping[str, Any]) -> str:
     ('bertscore-rule[static]', 'ROUGE-1')
     """
     base = {"wrdscore": "WRDScore", "rouge1": "ROUGE-1", "bleu": "BLEU", "meteor": "METEOR", "wms": "WMS",
-            "sms": "SMS", "s+wms": "S+WMS", "sbert": "Sentence-BERT cosine (MiniLM)"}
+            "sms": "SMS", "s+wms": "S+WMS", "sbert": "Sentence-BERT cosine (MiniLM)",
+            "subtoken-f1": "Subtoken F1 (code2seq)", "exact-match": "Exact match (subtokens)", "chrf": "chrF"}
     return base.get(name) or column_name(name, options.get("backend", Options.backend))
 
 
@@ -633,7 +635,8 @@ def build_demo() -> "gr.Blocks":
                 clip = gr.Checkbox(value=Options.clip_negative, label="Clip negative cosines to 0")
                 rescale = gr.Checkbox(value=False, label="Rescale with baseline")
                 with_siblings = gr.Checkbox(value=True, label="Also the literature's metrics (ROUGE-1, BLEU, METEOR, "
-                                                              "BERTScore, MoverScore, WMS, SMS, S+WMS, Sentence-BERT)")
+                                                              "BERTScore, MoverScore, WMS, SMS, S+WMS, Sentence-BERT, "
+                                                              "subtoken F1, exact match, chrF)")
         option_inputs = [embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings, preset]
         for control in (preset, embedding, variant, weights, tokenizer, oov, clip):
             # api_visibility, not api_name=False: Gradio 6 reads False as the name "false" (/false, /false_1, ...).
