@@ -18,8 +18,9 @@ from .base import Metric, MetricResult, References, check_bool, register
 __all__ = ["CHRF", "chrf", "MAX_CHRF_CHARS"]
 
 #: Most characters one text may have for chrF: its cost is in character n-grams (sacreBLEU keeps a
-#: Counter of every n-gram of every order), not tokens; a 400,000-character pair took 3 s and 250 MB.
-#: 65,536 characters is 16 a token at the 4,096-token cap of every metric.  Stated in SECURITY.md.
+#: Counter of every n-gram of every order), not tokens, and one 4,096-token text may hold a million
+#: characters.  65,536 characters is 16 a token at the 4,096-token cap of every metric.  SECURITY.md
+#: states it, with the cost at the cap (``benchmarks/metric_caps.py``).
 MAX_CHRF_CHARS = 65_536
 
 
