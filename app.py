@@ -467,8 +467,8 @@ def _options_markdown() -> str:
 def _validation_markdown(root: Path = ROOT) -> str:
     """``docs/validation-summary.md``, the validation summary the README and docs/validation.md also show."""
     path = root / "docs" / "validation-summary.md"
-    if path.is_file():
-        return path.read_text(encoding="utf-8")
+    if path.is_file():  # without the docs check's block markers (HTML comments)
+        return re.sub(r"<!-- /?docs:[\w.+-]+ -->\n", "", path.read_text(encoding="utf-8"))
     return ("### Validation\n\nThe validation tables (correlation with human judgments on IdBench and STS-B) are in "
             "docs/validation.md; this copy of the app could not find them.")
 
@@ -655,8 +655,10 @@ def build_demo() -> "gr.Blocks":
             score_button = gr.Button("Score", variant="primary", elem_id="score-pair")
             cards = gr.HTML(elem_id="pair-scores", label="Scores")
             # Full width: the sibling rows' names are long, and a half-width table cut off its last column.
+            # Tall enough for every metric's row (Gradio's default of 500 px hid the last ones behind a scroll).
             comparison = gr.Dataframe(label="WRDScore beside the other metrics", elem_id="comparison",
-                                      interactive=False, column_widths=["46%", "18%", "18%", "18%"], wrap=True)
+                                      interactive=False, column_widths=["46%", "18%", "18%", "18%"], wrap=True,
+                                      max_height=900)
             signature = gr.Textbox(label="Signatures (report them with the scores)", elem_id="signature", lines=4,
                                    interactive=False, buttons=["copy"])
             pair_note = gr.Markdown(elem_id="pair-note", label="Note")
@@ -682,13 +684,14 @@ def build_demo() -> "gr.Blocks":
             file_summary = gr.Markdown(elem_id="file-summary", label="Summary")
             # One row per metric: as one row, twenty-odd columns broke "rouge1" and "0.0000" mid-word.
             file_means = gr.Dataframe(label="Means", elem_id="file-means", interactive=False, wrap=False,
-                                      datatype=["str", "number", "number", "number"])
+                                      datatype=["str", "number", "number", "number"], max_height=900)
             # Widths for what each column holds, and wrap: the note ("undefined: rouge1 is 0 on every row")
             # wraps at its spaces instead of running past the table's edge; evenly spread columns broke
             # "spearman" and "kendall" mid-word.
             correlation_table = gr.Dataframe(label="Correlation with the human column", visible=False,
                                              elem_id="correlations", interactive=False, wrap=True,
-                                             column_widths=["24%", "5%", "7%", "12%", "7%", "12%", "7%", "12%", "14%"])
+                                             column_widths=["24%", "5%", "7%", "12%", "7%", "12%", "7%", "12%", "14%"],
+                                             max_height=1400)
             with gr.Row():
                 histogram = gr.Plot(label="Histogram of WRDScore F1", show_label=False, elem_id="histogram",
                                     format="png")
