@@ -26,6 +26,12 @@ def add(block):
     return block
 
 
+def histories(page: str, rows: Sequence[Tuple[str, str, str]]) -> None:
+    """History blocks of one page: (id, the release that measured it, the commit that published its numbers)."""
+    for block_id, version, commit in rows:
+        add(History(block_id, page, version=version, commit=commit))
+
+
 def wrd(**options) -> Tuple[str, Mapping]:
     """A WRDScore configuration (``validate`` spec syntax) with options given as keywords."""
     return "wrdscore", options
@@ -402,7 +408,7 @@ add(History("presets-020-order", "docs/presets.md", version="0.2.0", commit="362
 # ================================================================================================ docs/tuning.md
 # Every grid here chose a default of an earlier release: history, each stamped with the release that measured it
 # (the commit that first published its numbers).
-for _id, _version, _commit in [
+histories("docs/tuning.md", [
         ("tuning-static-idbench", "0.1.0", "6cfd7ac"), ("tuning-contextual-layer", "0.1.0", "4de67cd"),
         ("tuning-stsb-variant", "0.1.0", "4de67cd"), ("tuning-rescale", "0.1.0", "6cfd7ac"),
         ("tuning-contextual", "0.1.0", "9fc1ba2"), ("tuning-contextual-grid", "0.1.0", "9fc1ba2"),
@@ -412,20 +418,18 @@ for _id, _version, _commit in [
         ("tuning-distill-grid2", "0.1.0", "dd36b4d"), ("tuning-distill-grid3", "0.1.0", "dd36b4d"),
         ("tuning-distill-grid4", "0.1.0", "6540291"), ("tuning-presets", "0.1.1", "db68dff"),
         ("tuning-code-semantics", "0.1.1", "e4d0213"), ("tuning-code-chosen", "0.1.1", "e4d0213"),
-        ("tuning-code-bundles", "0.1.1", "e4d0213")]:
-    add(History(_id, "docs/tuning.md", version=_version, commit=_commit))
+        ("tuning-code-bundles", "0.1.1", "e4d0213")])
 
 
 # ================================================================================================ docs/benchmarks.md
-for _id, _version, _commit in [
+histories("docs/benchmarks.md", [
         ("benchmarks-speed-intro", "0.2.0", "bd0817b"), ("benchmarks-speed-v010", "0.1.0", "52aa503"),
         ("benchmarks-one-thread", "0.2.0", "bb50845"), ("benchmarks-round2", "0.2.0", "b26e80d"),
         ("benchmarks-round3", "0.2.0", "89a7214"), ("benchmarks-round4", "0.2.0", "f30383b"),
         ("benchmarks-round5-tok", "0.2.0", "cb6955f"), ("benchmarks-round5-vec", "0.2.0", "84914fb"),
         ("benchmarks-round5-simplex", "0.2.0", "ebf9c09"), ("benchmarks-round5-merged", "0.2.0", "bb50845"),
         ("benchmarks-contextual", "0.2.0", "d720208"), ("benchmarks-contextual-cli", "0.2.0", "c190799"),
-        ("benchmarks-onnx", "0.2.0", "d720208"), ("benchmarks-streaming-cli", "0.1.0", "5a94844")]:
-    add(History(_id, "docs/benchmarks.md", version=_version, commit=_commit))
+        ("benchmarks-onnx", "0.2.0", "d720208"), ("benchmarks-streaming-cli", "0.1.0", "5a94844")])
 # The one claim about the current release: re-measured when the default's signature moves.
 add(Prose("benchmarks-now", "docs/benchmarks.md", cites=["benchmarks-round5-merged"],
           configs=[wrd(), wrd(tokenizer="words")],
@@ -433,9 +437,8 @@ add(Prose("benchmarks-now", "docs/benchmarks.md", cites=["benchmarks-round5-merg
 
 
 # ================================================================================================ docs/distributed.md
-for _id, _version, _commit in [
-        ("distributed-identical", "0.1.1", "4d0a3e4"), ("distributed-measured", "0.1.1", "cb72389")]:
-    add(History(_id, "docs/distributed.md", version=_version, commit=_commit))
+histories("docs/distributed.md", [
+        ("distributed-identical", "0.1.1", "4d0a3e4"), ("distributed-measured", "0.1.1", "cb72389")])
 
 EVAL_DDP = '''import torch.distributed as dist
 from torch.utils.data import DistributedSampler
@@ -453,7 +456,7 @@ for start in range(0, len(mine), 2):
     metric.update([preds[i] for i in batch], [refs[i] for i in batch], indexes=batch)
 result = metric.compute()  # the same on every rank
 if dist.get_rank() == 0:
-    print(result["f1"], result["mean_f1"])
+    print([round(f, 4) for f in result["f1"]], round(result["mean_f1"], 4))
 dist.destroy_process_group()'''
 
 
@@ -474,7 +477,7 @@ ray.init()  # or ray.init(address="auto") on a cluster
 ds = ray.data.from_items([{"prediction": p, "reference": r} for p, r in
                           [("getCount", ["get_count"]), ("size", ["getSize", "length"]), ("run", ["execute"])]])
 result = wrd_score.ray.score(ds, num_actors=2, batch_size=1024)
-print(result["f1"], result["mean_f1"], result["signature"])
+print([round(f, 4) for f in result["f1"]], round(result["mean_f1"], 4), result["signature"])
 
 # A dataset too large for the driver: keep the scores next to the rows, on shared storage.
 # scored, signature = wrd_score.ray.map_scores(ray.data.read_parquet("s3://bucket/generations/"),

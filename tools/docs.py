@@ -520,7 +520,10 @@ class Prose(Block):
         record = ctx.records.get(self.id)
         if record is None:
             return ["never reviewed"]
-        now = self.cited(ctx)
+        try:
+            now = self.cited(ctx)
+        except Exception as exc:  # noqa: BLE001 - a configuration that cannot be built is reported, not raised
+            return [f"what it quotes cannot be read: {exc}"]
         changed = [name for name in now if record.get("cites", {}).get(name) != now[name]]
         changed += [name for name in record.get("cites", {}) if name not in now]
         if changed:
@@ -559,7 +562,10 @@ class Figure(Block):
         if not path.is_file():
             return [f"{self.path} does not exist"]
         have = png_text(path).get("Signature", "")
-        want = "\n".join(self.current(ctx))
+        try:
+            want = "\n".join(self.current(ctx))
+        except Exception as exc:  # noqa: BLE001
+            return [f"its configurations cannot be built: {exc}"]
         if have != want:
             return [f"{self.path} was drawn for {have!r}; the library now signs {want!r}"]
         return []
@@ -629,6 +635,16 @@ class Report:
         return "\n".join(lines)
 
 
+def _readme_options_table() -> Optional[str]:
+    """The README with its options table regenerated (``tools/sync_readme.py``), or None when it is current."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from sync_readme import synced
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    new = synced(text)
+    return None if new == text else new
+
+
 def check(only: Optional[Sequence[str]] = None) -> Report:
     """Every problem of the docs: stale blocks, markers without a declaration, numbers outside blocks."""
     global BLOCKS
@@ -659,6 +675,9 @@ def check(only: Optional[Sequence[str]] = None) -> Report:
             if reasons:
                 report.stale[block.id] = reasons
         if not only:
+            if _readme_options_table() is not None:
+                report.problems.append("README.md: the options table is not what wrd_score/options.py gives "
+                                       "(python tools/docs.py --update)")
             for page in pages():
                 for line, number in loose_numbers(page):
                     report.problems.append(f"{page.relative_to(ROOT)}:{line}: {number!r} is in no block (put it in "
@@ -681,6 +700,9 @@ def update(expensive: bool, only: Optional[Sequence[str]] = None) -> Report:
                 continue  # the check reports it
             if block.update(ctx, expensive):
                 print(f"updated {block.id} ({block.page})", file=sys.stderr)
+        if not only and _readme_options_table() is not None:
+            (ROOT / "README.md").write_text(_readme_options_table(), encoding="utf-8")
+            print("updated the README's options table", file=sys.stderr)
         ctx.save()
     finally:
         ctx.runner.close()
