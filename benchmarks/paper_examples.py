@@ -44,4 +44,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ImportError as exc:  # ROUGE-1 needs the siblings extra: say so in one line
+        raise SystemExit(f"paper_examples.py: {exc}")
