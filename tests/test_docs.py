@@ -134,7 +134,7 @@ def test_a_run_block_is_stale_when_its_command_prints_something_else(docs_tool, 
 
 def test_a_record_goes_stale_when_a_default_moves_or_the_version_changes(docs_tool, tmp_path, monkeypatch):
     # What r30/r31 will do: move the default's masses, bump the version. The block must say what changed.
-    import wrd_score.metric
+    import wrd_score.scorer
     import wrd_score.options
 
     block = docs_tool.Record("r", "page.md", "bash make-table.sh", configs=[("wrdscore", {}), ("rouge1", {})])
@@ -155,7 +155,7 @@ def test_a_record_goes_stale_when_a_default_moves_or_the_version_changes(docs_to
     assert len(reasons) == 1 and "weights:norm*corpus-idf" in reasons[0] and "weights:uniform" in reasons[0]
     monkeypatch.setattr(wrd_score.options, "PRESETS", presets)
     assert block.stale(fresh()) == []
-    monkeypatch.setattr(wrd_score.metric, "__version__", "9.9.9")
+    monkeypatch.setattr(wrd_score.scorer, "__version__", "9.9.9")
     assert "wrdscore:v9.9.9" in block.stale(fresh())[0]
 
 

@@ -347,7 +347,7 @@ add(_ScriptProse("validation-literature-rows", "docs/validation.md", "tools/lite
 # ================================================================================================ docs/presets.md
 def _bundles(run: Runner) -> str:
     code = ("from wrd_score.options import PRESETS, DEFAULT_PRESET\n"
-            "from wrd_score.embeddings import _SHIPPED_FILES\n"
+            "from wrd_score.embeddings.store import _SHIPPED_FILES\n"
             "rows = ['| preset | backend | embedding | variant | weights | layer | pooling |', '|---|---|---|---|---|---|---|']\n"
             "for preset, backends in PRESETS.items():\n"
             "    name = f'`{preset}`' + (' (default)' if preset == DEFAULT_PRESET else '')\n"
@@ -363,7 +363,7 @@ add(Run("presets-bundles", "docs/presets.md", "wrd_score.options.PRESETS", rende
 
 
 def _df_tables(run: Runner) -> str:
-    code = ("from wrd_score.embeddings import _SHIPPED_FILES, load_embedding\n"
+    code = ("from wrd_score.embeddings.store import _SHIPPED_FILES, load_embedding\n"
             "for name, file in _SHIPPED_FILES.items():\n"
             "    e = load_embedding(name)\n"
             "    table = e.df_table\n"
@@ -443,7 +443,7 @@ histories("docs/distributed.md", [
 EVAL_DDP = '''import torch.distributed as dist
 from torch.utils.data import DistributedSampler
 
-from wrd_score.torchmetrics import WRDScore
+from wrd_score.integrations.torchmetrics import WRDScore
 
 dist.init_process_group("gloo")  # "nccl" on GPUs
 preds = ["getCount", "size", "isEmpty", "run", "toString"]
@@ -471,17 +471,17 @@ add(Run("distributed-torchrun", "docs/distributed.md", "torchrun --nproc-per-nod
 
 RAY_EXAMPLE = '''import ray
 
-import wrd_score.ray
+import wrd_score.integrations.ray
 
 ray.init()  # or ray.init(address="auto") on a cluster
 ds = ray.data.from_items([{"prediction": p, "reference": r} for p, r in
                           [("getCount", ["get_count"]), ("size", ["getSize", "length"]), ("run", ["execute"])]])
-result = wrd_score.ray.score(ds, num_actors=2, batch_size=1024)
+result = wrd_score.integrations.ray.score(ds, num_actors=2, batch_size=1024)
 print([round(f, 4) for f in result["f1"]], round(result["mean_f1"], 4), result["signature"])
 
 # A dataset too large for the driver: keep the scores next to the rows, on shared storage.
-# scored, signature = wrd_score.ray.map_scores(ray.data.read_parquet("s3://bucket/generations/"),
-#                                              num_actors=8, num_gpus=1, backend="contextual")
+# scored, signature = wrd_score.integrations.ray.map_scores(ray.data.read_parquet("s3://bucket/generations/"),
+#                                                           num_actors=8, num_gpus=1, backend="contextual")
 # scored.write_parquet("s3://bucket/scores/")'''
 
 
@@ -491,7 +491,7 @@ def _ray(run: Runner) -> str:
     return fence(RAY_EXAMPLE, "python") + "\n\n" + fence(printed.splitlines()[-1])
 
 
-add(Run("distributed-ray-example", "docs/distributed.md", "python (wrd_score.ray.score)", render=_ray))
+add(Run("distributed-ray-example", "docs/distributed.md", "python (wrd_score.integrations.ray.score)", render=_ray))
 SHARDS = '''printf '%s\\n' getCount size '' run toString isEmpty closeQuietly > cands.txt
 printf '%s\\n' get_count getSize x execute 'as string' empty close > refs.txt
 for k in 1 2 3; do wrdscore score -c cands.txt -r refs.txt --shard $k/3 -o shard$k.json; done

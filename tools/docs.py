@@ -225,7 +225,7 @@ def signature_of(spec: str, options: Optional[Mapping] = None) -> str:
     (``wrdscore:variant=paper``, ``bertscore:backend=contextual``, ``rouge1``), with the command's metric
     options (``--backend contextual`` ...) as ``options``."""
     sys.path.insert(0, str(ROOT))
-    from wrd_score.validate import parse_metric, spec_signature
+    from wrd_score.validation import parse_metric, spec_signature
 
     return spec_signature(parse_metric(spec, options), dict(options or {}))
 
@@ -235,7 +235,7 @@ def validate_configs(argv: Sequence[str]) -> List[Tuple[str, Dict]]:
     sys.path.insert(0, str(ROOT))
     from wrd_score.cli import build_parser
     from wrd_score.cli.common import options_from_args
-    from wrd_score.validate import DEFAULT_METRICS, all_metrics
+    from wrd_score.validation import DEFAULT_METRICS, all_metrics
 
     args = build_parser().parse_args(list(argv))
     specs = list(args.metrics or ())
