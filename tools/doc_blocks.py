@@ -238,6 +238,10 @@ add(Run("backends-method-name-metrics", "docs/backends.md",
         render=output_of("printf '%s\\n' getCount setSize '<UNK>' getName > preds.txt\n"
                          "printf '%s\\n' get_count getSize size nameOf > refs.txt\n"
                          "wrdscore compare -c preds.txt -r refs.txt --metrics subtoken-f1,exact-match,chrf")))
+INT8 = "python benchmarks/int8_storage.py embeddings/wrd-minilm-code.npz"
+add(Record("backends-int8", "docs/backends.md", INT8, data=["idbench/idbench_large.tsv", "stsb/stsb_dev.tsv"],
+           configs=[wrd(embedding="embeddings/wrd-minilm-code.npz", weights="norm*corpus-idf")],
+           produce=lambda run: shown(INT8, run.sh(INT8, cwd=ROOT, timeout=3600), "bash")))
 add(Prose("backends-side-by-side-prose", "docs/backends.md", cites=["backends-side-by-side"]))
 add(History("backends-layer-history", "docs/backends.md", version="0.1.0", commit="6cfd7ac",
             command="WRDScorer(backend=\"contextual\", layer=L, pooling=P) on STS-B dev"))
