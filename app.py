@@ -84,9 +84,13 @@ PAPER_EXAMPLES: List[Tuple[str, str]] = [
 
 _CONTEXTUAL = "Contextual MiniLM-L6 (all-MiniLM-L6-v2)"
 #: UI label -> the library options it stands for (the tokenizer is the one that suits the embedding).
+#: The default entry names no file: the preset's file applies (identifiers: MiniLM + code; sentences: MiniLM
+#: fitted to sentences), as it does in the library; naming one would override the preset's.
 EMBEDDINGS: Dict[str, Dict[str, str]] = {
-    "MiniLM + code, static (default)": {"backend": "static", "embedding": "default",
-                                                "tokenizer": "identifier"},
+    "Static, the preset's file (default)": {"backend": "static", "tokenizer": "identifier"},
+    "MiniLM + code, static (identifiers)": {"backend": "static", "embedding": "default", "tokenizer": "identifier"},
+    "MiniLM fitted to sentences, static (sentences)": {"backend": "static", "embedding": "wrd-minilm-sentences",
+                                                       "tokenizer": "identifier"},
     "Distilled MiniLM, static (the 0.1.x default)": {"backend": "static", "embedding": "wrd-minilm-distilled",
                                                      "tokenizer": "identifier"},
     "fastText Java (the first default)": {"backend": "static", "embedding": "wrd-java-default",

@@ -22,7 +22,7 @@ def app(space_app):
     return space_app
 
 
-DEFAULT = "MiniLM + code, static (default)"
+DEFAULT = "Static, the preset's file (default)"
 GLOVE = "GloVe 6B 50d"
 
 ROWS = [
@@ -52,7 +52,7 @@ def test_metric_options_maps_embeddings_to_library_options(app):
     assert glove["embedding"] == "glove-6b-50d" and glove["tokenizer"] == "words"
     assert glove["variant"] == "wrd" and glove["weights"] == "idf" and glove["backend"] == "static"
     default = app.metric_options(DEFAULT, tokenizer="words", oov="drop", clip_negative=False)
-    assert default["embedding"] == "default" and default["tokenizer"] == "words"
+    assert "embedding" not in default and default["tokenizer"] == "words"  # the preset's file
     assert default["oov"] == "drop" and default["clip_negative"] is False
     WRDScorer(**glove)  # the library accepts what the UI produces
     WRDScorer(**default)
@@ -79,12 +79,17 @@ def test_the_preset_control_reaches_the_library(app, monkeypatch):
         app.on_score_pair("a", "b", *ui, "code")
 
 
-def test_the_default_embedding_choice_is_the_embedding_of_every_preset(app):
-    # The page's default entry names its embedding explicitly, which wins over a preset's: should a
-    # preset ever pick another file, the entry must stop naming one (or the preset would be overridden).
+def test_the_default_embedding_choice_leaves_the_file_to_the_preset(app):
+    # An embedding named explicitly wins over a preset's: the page's default entry names none, so each preset
+    # scores with its own file, and every preset's file has an entry of its own.
     from wrd_score.options import PRESETS
 
-    assert {bundles["static"]["embedding"] for bundles in PRESETS.values()} == {app.EMBEDDINGS[DEFAULT]["embedding"]}
+    assert "embedding" not in app.EMBEDDINGS[DEFAULT]
+    named = {options.get("embedding") for options in app.EMBEDDINGS.values()}
+    assert {bundles["static"]["embedding"] for bundles in PRESETS.values()} <= named
+    for preset in PRESETS:
+        by_page = WRDScorer(**app.metric_options(DEFAULT, preset=preset))
+        assert by_page.signature() == WRDScorer(preset=preset, tokenizer="identifier").signature()
 
 
 def test_metric_options_rejects_unknown_embedding(app):

