@@ -12,6 +12,7 @@ one torch thread (the command's ``--threads 2`` gives them within a float16 step
 
     python benchmarks/sentence_fit_grid.py NAME [--loss mean|wrd|both] [--epochs N] [--dims D] ...
     python benchmarks/sentence_fit_grid.py --analyse FILE.npz ...   # why pooling and transport differ (Spearman)
+    python benchmarks/sentence_fit_grid.py --int8 FILE.npz          # what int8 rows with a per-row scale would cost
 """
 from __future__ import annotations
 
@@ -89,7 +90,31 @@ def analyse(path: str) -> None:
         print(f"  {name}: " + "; ".join(f"{k} {v:.4f}" for k, v in row.items()))
 
 
+def int8_cost(path: str) -> None:
+    """Dev scores of the file as stored and with its rows rounded to int8 with a per-row scale
+    (``scale = max|row| / 127``, each value ``round(x / scale) * scale``), simulated in float32."""
+    import tempfile
+
+    from wrd_score.embeddings import StaticEmbedding
+
+    emb = StaticEmbedding.load(path)
+    rows = emb.vectors.astype(np.float32)
+    scale = np.abs(rows).max(axis=1, keepdims=True) / 127
+    rounded = np.round(rows / np.where(scale > 0, scale, 1)) * scale
+    print(f"max relative change of a row norm: {np.max(np.abs(np.linalg.norm(rounded, axis=1) / np.linalg.norm(rows, axis=1) - 1)):.2e}")
+    with tempfile.TemporaryDirectory() as folder:
+        copy = os.path.join(folder, "int8.npz")
+        StaticEmbedding(emb.words, rounded, tokenizer_json=emb.tokenizer_json, name=emb.name, meta=emb.meta).save(
+            copy, dtype="float32")
+        for label, file in (("as stored (float16)", path), ("int8 per-row scale (simulated)", copy)):
+            got = {k: v for k, v in evaluate(file).items() if "wrd/norm" in k}
+            print(f"{label}: " + "; ".join(f"{k} ρ {v[0]:.4f} r {v[1]:.4f}" for k, v in got.items()))
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--int8"]:
+        int8_cost(sys.argv[2])
+        return 0
     if sys.argv[1:2] == ["--analyse"]:
         for path in sys.argv[2:]:
             analyse(path)
