@@ -53,6 +53,7 @@ import numpy as np
 from .backends.contextual import ContextualBackend, quiet_transformers, resolve_model_path
 from .embeddings import StaticEmbedding, unit_rows
 from .deps import require
+from . import sentence_fit
 from .files import read_table
 from .tokenize import TOKENIZERS, split_identifier, split_words
 from .train import CORPUS_FORMATS, Corpus
@@ -387,8 +388,6 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     sif = sif or None
     fit_texts = None
     if fit:
-        from . import sentence_fit
-
         if fit_exclude == "auto":
             fit_exclude = sentence_fit.default_held_out()
         fit_texts, fit_pairs, fit_counts = sentence_fit.collect_texts(fit, fit_exclude)
