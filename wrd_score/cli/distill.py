@@ -5,10 +5,10 @@ import argparse
 import os
 from typing import Optional, Tuple
 
-from ..embeddings import StaticEmbedding
 from ..distill import CODE_METHODS, DOCUMENT_FORMATS, POOLINGS, distill
+from ..embeddings import STORED_DTYPES, StaticEmbedding
 from ..sentence_fit import FIT_DEFAULTS, LOSSES, TEXT_FORMATS
-from ..train import STORED_DTYPES, check_embedding_output
+from ..train import check_embedding_output
 
 
 def _corpus_arg(value: str, option: str = "--corpus", formats=("tokens", "identifiers", "stsb")) -> Tuple[str, str]:
