@@ -35,7 +35,7 @@ from wrd_score import WRDScorer  # noqa: E402
 from wrd_score import sentence_fit as sf  # noqa: E402
 from wrd_score.distill import build_vocabulary, encode_tokens, load_encoder, postprocess, save_distilled  # noqa: E402
 from wrd_score.tokenize import TOKENIZERS  # noqa: E402
-from wrd_score.validate import read_judgments  # noqa: E402
+from wrd_score.validation import read_judgments  # noqa: E402
 
 #: The training text of the shipped file (its command's --fit arguments).
 CORPORA = [(str(DATA / "stsb" / "stsb_train.tsv"), "stsb", None), (str(DATA / "sick" / "sick_train_trial.tsv"), "sick", None),
