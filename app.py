@@ -84,9 +84,15 @@ PAPER_EXAMPLES: List[Tuple[str, str]] = [
 
 _CONTEXTUAL = "Contextual MiniLM-L6 (all-MiniLM-L6-v2)"
 #: UI label -> the library options it stands for (the tokenizer is the one that suits the embedding).
+#: The default entry names no file: the preset's file applies, as it does in the library; naming one would
+#: override the preset's.
 EMBEDDINGS: Dict[str, Dict[str, str]] = {
-    # No embedding named: each preset's own file applies (identifiers: wrd-minilm-cf; sentences: wrd-minilm-code).
+    # No embedding named: each preset's own file applies (identifiers: wrd-minilm-cf; sentences: wrd-minilm-sentences).
     "Static MiniLM, the preset's file (default)": {"backend": "static", "tokenizer": "identifier"},
+    "MiniLM counter-fitted, static (identifiers)": {"backend": "static", "embedding": "wrd-minilm-cf",
+                                                    "tokenizer": "identifier"},
+    "MiniLM fitted to sentences, static (sentences)": {"backend": "static", "embedding": "wrd-minilm-sentences",
+                                                       "tokenizer": "identifier"},
     "MiniLM + code, static (the 0.2.0 default)": {"backend": "static", "embedding": "wrd-minilm-code",
                                                   "tokenizer": "identifier"},
     "Distilled MiniLM, static (the 0.1.x default)": {"backend": "static", "embedding": "wrd-minilm-distilled",

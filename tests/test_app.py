@@ -90,6 +90,19 @@ def test_the_default_embedding_choice_is_the_embedding_of_every_preset(app):
         assert options == WRDScorer(preset=preset).options, preset
 
 
+def test_the_default_embedding_choice_leaves_the_file_to_the_preset(app):
+    # An embedding named explicitly wins over a preset's: the page's default entry names none, so each preset
+    # scores with its own file, and every preset's file has an entry of its own.
+    from wrd_score.options import PRESETS
+
+    assert "embedding" not in app.EMBEDDINGS[DEFAULT]
+    named = {options.get("embedding") for options in app.EMBEDDINGS.values()}
+    assert {bundles["static"]["embedding"] for bundles in PRESETS.values()} <= named
+    for preset in PRESETS:
+        by_page = WRDScorer(**app.metric_options(DEFAULT, preset=preset))
+        assert by_page.signature() == WRDScorer(preset=preset, tokenizer="identifier").signature()
+
+
 def test_metric_options_rejects_unknown_embedding(app):
     with pytest.raises(ValueError, match="embedding must be one of"):
         app.metric_options("word2vec-google-news")

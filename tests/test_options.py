@@ -36,7 +36,7 @@ def test_an_option_given_explicitly_wins_over_the_preset(preset, backend):
     bundle = PRESETS[preset][backend]
     others = {"variant": {"wrd": "paper", "paper": "wrd"}, "weights": {"uniform": "norm"},
               "pooling": {"tokenizer": "wordpiece", "wordpiece": "tokenizer"},
-              "embedding": {"default": "x.npz", "wrd-minilm-code": "x.npz"}}
+              "embedding": {"default": "x.npz", "wrd-minilm-code": "x.npz", "wrd-minilm-sentences": "x.npz"}}
     for name, value in bundle.items():
         given = others.get(name, {}).get(value, "uniform" if name == "weights" else 2 if name == "layer" else None)
         resolved = Options(backend=backend, preset=preset, **{name: given}).validate()
@@ -225,6 +225,34 @@ def test_another_embedding_without_given_weights_gets_norm_masses(embedding):
     assert WRDScorer(embedding=embedding, weights="uniform").options.weights == "uniform"
     assert WRDScorer(embedding="default").options.weights == PRESETS["identifiers"]["static"]["weights"]
     assert WRDScorer(embedding="wrd-minilm-code", preset="sentences").options.weights == "norm*corpus-idf"
+
+
+# --------------------------------------------------------------------------- the sentences file (issue 31)
+def test_the_sentences_preset_scores_with_its_own_file_and_pins_it():
+    from wrd_score.embeddings import file_sha256, shipped_path
+
+    bundle = PRESETS["sentences"]["static"]
+    assert bundle["embedding"] == "wrd-minilm-sentences" != PRESETS["identifiers"]["static"]["embedding"]
+    scorer = WRDScorer(preset="sentences")
+    checksum = file_sha256(shipped_path("wrd-minilm-sentences.npz"))
+    assert f"|emb:wrd-minilm-sentences@sha256:{checksum[:12]}|" in scorer.signature()
+    assert f"|weights:{bundle['weights']}|" in scorer.signature() and "|variant:wrd|" in scorer.signature()
+    pairs = (["A man is playing a guitar.", "getCount"], ["Someone plays the guitar.", "size"])
+    assert scorer.score(*pairs)["f1"] != WRDScorer().score(*pairs)["f1"]  # not the identifiers file
+    assert scorer.score(*pairs) == WRDScorer(**bundle).score(*pairs)
+
+
+def test_the_sentences_file_under_the_other_embedding_rule():
+    # Named explicitly under the identifiers preset it is "another embedding": masses not given are norm,
+    # the sentences bundle's own masses, so both ways of asking for it give one score and one signature.
+    by_name = WRDScorer(embedding="wrd-minilm-sentences")
+    assert by_name.options.weights == OTHER_EMBEDDING_WEIGHTS == PRESETS["sentences"]["static"]["weights"]
+    assert by_name.signature() == WRDScorer(preset="sentences").signature()
+    # The identifiers file under the sentences preset: another embedding too, norm masses (its table unused).
+    other = WRDScorer(preset="sentences", embedding="default")
+    assert other.options.weights == "norm" and "emb:wrd-minilm-code@" in other.signature()
+    assert WRDScorer(preset="sentences", embedding="default", weights="norm*corpus-idf").score(
+        ["get count"], ["size"])["f1"][0] > 0
 
 
 # ------------------------------------------------- option kinds read from the type itself (issue 33, item 6)

@@ -553,3 +553,14 @@ for _name, _what in [("app_pair", "the Score a pair tab"), ("app_file", "the Sco
 # ================================================================================================ docs/architecture.md
 add(History("architecture-import-times", "docs/architecture.md", version="0.2.0", commit="dc1a4ba",
             command='python -c "import time, wrd_score; t = time.perf_counter(); import gensim; ..."'))
+
+
+# ================================================================================ the sentences file (issue 31)
+SENTENCES_CHOOSE = "python benchmarks/choose_sentences.py wrd-minilm-code embeddings/wrd-minilm-sentences.npz --test"
+SENTENCES_CONFIGS = ([wrd(embedding="wrd-minilm-sentences", variant=v, weights=w) for v in ("wrd", "paper")
+                      for w in ("norm", "uniform")]
+                     + [wrd(embedding="default", variant="wrd", weights="norm*corpus-idf"), spec("rouge1")])
+add(Record("tuning-sentences", "docs/tuning.md", SENTENCES_CHOOSE, configs=SENTENCES_CONFIGS,
+           data=STSB_DEV + STSB_TEST + IDBENCH + ["sick/sick_train_trial.tsv", "stsb/stsb_train.tsv"]))
+add(Record("presets-sentences-choice", "docs/presets.md", SENTENCES_CHOOSE, configs=SENTENCES_CONFIGS,
+           data=STSB_DEV + STSB_TEST + IDBENCH + ["sick/sick_train_trial.tsv"]))

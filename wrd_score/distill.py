@@ -53,6 +53,7 @@ import numpy as np
 from .backends.contextual import ContextualBackend, quiet_transformers, resolve_model_path
 from .embeddings import StaticEmbedding, unit_rows
 from .deps import require
+from . import sentence_fit
 from .files import read_table
 from .tokenize import TOKENIZERS, split_identifier, split_words
 from .train import CORPUS_FORMATS, Corpus
@@ -342,7 +343,9 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
             code_method: str = "retrofit", code_weight: float = 0.5, code_neighbours: int = 10,
             df_corpora: Union[str, None, Sequence[Tuple[str, str]]] = "auto", df_min_count: int = 2,
             dtype: str = "float16", name: str = "wrd-minilm-distilled", progress: bool = True,
-            command: Optional[str] = None) -> str:
+            command: Optional[str] = None, fit: Optional[Sequence[Tuple[str, str, Optional[int]]]] = None,
+            fit_exclude: Union[str, Sequence[Tuple[str, str]]] = "auto", fit_options: Optional[dict] = None,
+            threads: Optional[int] = None, teacher_cache: Optional[str] = None) -> str:
     """Distil ``model`` into a static ``.npz`` embedding at ``output``; returns its sha256.
 
     ``corpora``: ``(path, format)`` pairs for the vocabulary and the SIF frequencies (default:
@@ -356,6 +359,13 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     (:func:`concatenate_code`).
     ``df_corpora``: document corpora whose document frequencies (``df >= df_min_count``) the file carries;
     ``"auto"``: those of ``corpora`` in a document format; ``None``: no table.
+    ``fit``: training text ``(path, format, sample)`` (:data:`wrd_score.sentence_fit.TEXT_FORMATS`): after
+    distillation (and PCA, SIF) the table is trained so that WRDScore on sentences follows the encoder
+    (:func:`wrd_score.sentence_fit.fit_table`, keyword arguments ``fit_options``); without ``corpora`` the
+    vocabulary is counted on these texts. ``fit_exclude``: held-out sets ``(path, stsb|sick)`` whose sentences
+    never enter training (``"auto"``: :func:`wrd_score.sentence_fit.default_held_out`). ``threads``: torch
+    threads for the whole run (default: torch's; fixed for a byte-identical rerun). ``teacher_cache``: a
+    folder keeping the encoder's sentence embeddings between runs.
     """
     import torch
 
@@ -376,10 +386,18 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     if code_method not in CODE_METHODS:
         raise ValueError(f"code_method must be one of {list(CODE_METHODS)}, got {code_method!r}")
     sif = sif or None
-    if corpora is None:
+    fit_texts = None
+    if fit:
+        if fit_exclude == "auto":
+            fit_exclude = sentence_fit.default_held_out()
+        fit_texts, fit_pairs, fit_counts = sentence_fit.collect_texts(fit, fit_exclude)
+        fit_options = sentence_fit.check_fit_options(fit_options or {})
+    if threads is not None:
+        torch.set_num_threads(threads)
+    if corpora is None and fit_texts is None:
         corpora = default_corpora()
     if df_corpora == "auto":
-        df_corpora = [(p, f) for p, f in corpora if f in DOCUMENT_FORMATS]
+        df_corpora = [(p, f) for p, f in corpora or () if f in DOCUMENT_FORMATS]
     for key, given in (("aggregate", aggregate), ("df_corpora", df_corpora)):
         for p, f in given or ():
             if f not in DOCUMENT_FORMATS:
@@ -394,14 +412,14 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     resolved = layer if layer >= 0 else n_layers + 1 + layer
     if not 0 <= resolved <= n_layers:
         raise ValueError(f"layer must be in [-{n_layers + 1}, {n_layers}] for this model, got {layer}")
-    counts = count_tokens(corpora)
+    counts = count_tokens(corpora) if corpora else Counter(t for text in fit_texts for t in split_identifier(text))
     words = build_vocabulary(counts, tokenizer, min_count)
     vectors = encode_tokens(encoder, tokenizer, words, [resolved], pooling, progress)[resolved]
     # No date or host path: the same command on the same software writes a byte-identical file.
     meta = {
         "name": name, "method": "distill", "model": _model_label(model, path),
         "layer": resolved, "pooling": pooling, "pca_dims": pca_dims, "sif": sif, "min_count": min_count,
-        "corpora": [{"path": os.path.basename(p), "format": f} for p, f in corpora],
+        "corpora": [{"path": os.path.basename(p), "format": f} for p, f in corpora or ()],
         "dtype": dtype, "command": command,
     }
     if aggregate:
@@ -418,6 +436,15 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
         meta["code"] = {"space": code.name, "sha256": code.checksum, "method": code_method, "weight": code_weight,
                         "neighbours": code_neighbours if code_method == "retrofit" else None, "tokens": touched}
     vectors = postprocess(vectors, pca_dims, sif)
+    if fit_texts is not None:
+        targets = sentence_fit.cached_teacher(encoder, tokenizer, fit_texts, meta["model"], teacher_cache, progress)
+        data = sentence_fit.fit_data(fit_texts, words, tokenizer.backend_tokenizer.to_str(), pairs=fit_pairs)
+        vectors = sentence_fit.fit_table(vectors.astype(np.float32), data, targets[data.kept], progress=progress,
+                                         threads=torch.get_num_threads(), **fit_options)
+        meta["fit"] = {"corpora": [{"path": os.path.basename(os.path.normpath(p)), "format": f, "sample": n}
+                                   for p, f, n in fit], "sentences": fit_counts, "pairs": len(data.pairs),
+                       "held_out": [os.path.basename(p) for p, _ in fit_exclude], "threads": torch.get_num_threads(),
+                       **fit_options}
     df = None
     if df_corpora:
         df_tokens, df_counts, df_documents = document_frequency_table(df_corpora, df_min_count)

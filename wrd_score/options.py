@@ -59,8 +59,8 @@ PRESETS: Dict[str, Dict[str, Dict[str, Any]]] = {
         "contextual": {"variant": "wrd", "weights": "norm", "layer": -1, "pooling": "tokenizer"},
     },
     "sentences": {
-        # the 0.2.0 bundle, unchanged (its file by name: "default" became wrd-minilm-cf in 0.3.0)
-        "static": {"embedding": "wrd-minilm-code", "variant": "wrd", "weights": "norm*corpus-idf"},
+        # The file trained so that WRDScore on sentences follows MiniLM (issue 31; 0.3.0).
+        "static": {"embedding": "wrd-minilm-sentences", "variant": "wrd", "weights": "norm"},
         "contextual": {"variant": "wrd", "weights": "uniform", "layer": -1, "pooling": "wordpiece"},
     },
 }

