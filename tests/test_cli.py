@@ -251,7 +251,7 @@ def test_bad_input_exits_2_and_writes_nothing(files, tmp_path, capsys, case, mes
 def test_bad_flags(files, capsys):
     cands, refs1, _ = files
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--weights", "bogus")
-    assert code == 2 and "--weights: invalid choice: 'bogus'" in err
+    assert code == 2 and "--weights: weights must be one of [" in err and "got 'bogus'" in err
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--json", "--per-example")
     assert code == 2 and "not both" in err
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--chunk-size", "0")
@@ -552,12 +552,11 @@ def test_paired_approximate_randomisation(files, tmp_path, capsys):
     (["-c", "SECOND"], "2 candidate inputs (-c) were given: several systems are compared only with --paired-bs"),
     (["-c", "SECOND", "--paired-bs", "--per-example"], "--per-example scores one system"),
     (["-c", "SHORT", "--paired-bs"], "has 7 lines but candidates file"),
-    (["-c", "SECOND", "--paired-bs", "--paired-bs-n", "0"], "--paired-bs-n must be an integer >= 40 (a 95% interval needs one resample beyond each bound), got 0"),
-    (["--confidence", "--confidence-n", "-3"], "--confidence-n must be an integer >= 40 (a 95% interval needs one resample beyond each bound), got -3"),
-    (["--confidence", "--confidence-n", "1"], "--confidence-n must be an integer >= 40 (a 95% interval needs one "),
-    (["-c", "SECOND", "--paired-ar", "--paired-ar-n", "10"], "--paired-ar-n must be an integer >= 40 (a 95% interval needs one resample beyond each bound), got 10"),
+    (["-c", "SECOND", "--paired-bs", "--paired-bs-n", "0"], "--paired-bs-n must be an integer between 40 and 100,000 (a 95% interval needs one resample beyond each bound), got 0"),
+    (["--confidence", "--confidence-n", "-3"], "--confidence-n must be an integer between 40 and 100,000 (a 95% interval needs one resample beyond each bound), got -3"),
+    (["--confidence", "--confidence-n", "1"], "--confidence-n must be an integer between 40 and 100,000 (a 95% interval needs one "),
+    (["-c", "SECOND", "--paired-ar", "--paired-ar-n", "10"], "--paired-ar-n must be an integer between 40 and 100,000 (a 95% interval needs one resample beyond each bound), got 10"),
     (["-c", "SECOND", "--paired-ar", "--paired-bs"], "give --paired-bs or --paired-ar, not both"),
-    (["--confidence", "--seed", "-1"], "--seed must be a non-negative integer, got -1"),
     (["-c", "-", "--paired-bs", "-r", "-"], "standard input ('-') can be given only once"),
 ])
 def test_statistics_flags_refused_clearly(files, tmp_path, capsys, extra, message):
@@ -566,6 +565,16 @@ def test_statistics_flags_refused_clearly(files, tmp_path, capsys, extra, messag
     extra = [names.get(a, a) for a in extra]
     code, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, *extra)
     assert code == 2 and out == "" and err.startswith("wrdscore score: error:") and message in err, err
+
+
+def test_integer_flags_are_held_by_the_checks(files, capsys):
+    # argparse refuses them (usage, then the one line of wrd_score.checks), before any input is read.
+    cands, refs1, _ = files
+    for extra, message in ((["--seed", "-1"], "argument --seed: --seed must be an integer >= 0, got -1"),
+                           (["--digits", "18"], "--digits must be an integer between 0 and 17, got 18"),
+                           (["--chunk-size", "x"], "--chunk-size must be a positive integer, got 'x'")):
+        code, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, *extra)
+        assert code == 2 and out == "" and err.rstrip().endswith(message), err
 
 
 def test_per_example_tsv_reads_as_a_table(files, tmp_path, capsys):

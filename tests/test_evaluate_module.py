@@ -152,8 +152,8 @@ def test_load_the_installed_module_by_the_documented_spelling(tmp_path):
 def test_a_misspelt_keyword_is_named(module_path):
     # Issue 22.19: compute(predictionss=...) said "object of type 'NoneType' has no len()".
     metric = evaluate.load(module_path)
-    with pytest.raises(TypeError, match=r"compute\(\) got an unknown keyword 'predictionss'; did you mean 'predictions'\?"):
+    with pytest.raises(TypeError, match=r"compute\(\) keyword must be one of \[.*\], got 'predictionss'; did you mean 'predictions'\?"):
         metric.compute(predictionss=["getCount"], references=["get_count"])
-    with pytest.raises(TypeError, match=r"unknown keyword 'variantt'; did you mean 'variant'\?"):
+    with pytest.raises(TypeError, match=r"got 'variantt'; did you mean 'variant'\?"):
         metric.compute(predictions=["getCount"], references=["get_count"], variantt="wrd")
     assert metric.compute(predictions=["getCount"], references=["get_count"], variant="wrd")["f1"] == [1.0]

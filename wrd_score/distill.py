@@ -50,6 +50,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from .checks import check_choice, check_int, check_number
 from .backends.contextual import ContextualBackend, quiet_transformers, resolve_model_path
 from .embeddings import StaticEmbedding, unit_rows
 from .deps import require
@@ -118,8 +119,7 @@ def encode_tokens(model, tokenizer, tokens: Sequence[str], layers: Sequence[int]
     import torch
     from tqdm.auto import tqdm
 
-    if pooling not in POOLINGS:
-        raise ValueError(f"pooling must be one of {list(POOLINGS)}, got {pooling!r}")
+    check_choice("pooling", pooling, POOLINGS)
     # A word piece (e.g. "##ing") is fed as itself: re-tokenising it would split off the "##".
     vocab = tokenizer.get_vocab()
     ids = [[vocab[t]] if t in vocab else tokenizer(t, add_special_tokens=False)["input_ids"] for t in tokens]
@@ -359,22 +359,17 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     """
     import torch
 
-    if pooling not in POOLINGS:
-        raise ValueError(f"pooling must be one of {list(POOLINGS)}, got {pooling!r}")
+    check_choice("pooling", pooling, POOLINGS)
     for key, value in (("min_count", min_count), ("aggregate_min_count", aggregate_min_count),
                        ("aggregate_cap", aggregate_cap), ("code_neighbours", code_neighbours),
                        ("df_min_count", df_min_count)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{key} must be a positive integer, got {value!r}")
-    if pca_dims is not None and (not isinstance(pca_dims, int) or pca_dims < 1):
-        raise ValueError(f"pca_dims must be a positive integer or None, got {pca_dims!r}")
+        check_int(key, value)
+    check_int("pca_dims", pca_dims, allow_none=True)
     if sif is not None and not (isinstance(sif, (int, float)) and 0 <= sif < 1):
         raise ValueError(f"sif must be a number in [0, 1) (0 or None: no weighting), got {sif!r}")
-    for key, value in (("blend", blend), ("code_weight", code_weight)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise ValueError(f"{key} must be a number in [0, 1], got {value!r}")
-    if code_method not in CODE_METHODS:
-        raise ValueError(f"code_method must be one of {list(CODE_METHODS)}, got {code_method!r}")
+    check_number("blend", blend, 0, 1)
+    check_number("code_weight", code_weight, 0, 1)
+    check_choice("code_method", code_method, CODE_METHODS)
     sif = sif or None
     if corpora is None:
         corpora = default_corpora()

@@ -29,6 +29,9 @@ __all__ = [
     "count_lines",
     "open_input",
     "read_table",
+    "write_table",
+    "table_format",
+    "TABLE_FORMATS",
     "numeric_column",
     "TableError",
     "iter_lines",
@@ -227,6 +230,61 @@ def read_table(path: str, required: Sequence[str] = ("prediction", "reference"),
         if column in frame.columns:
             frame[column] = numeric_column(frame[column].tolist(), column)
     return frame.reset_index(drop=True)
+
+
+def write_table(table: Any, target: Any, kind: Optional[str] = None, digits: Optional[int] = None) -> None:
+    r"""Write a DataFrame as CSV, TSV (tab-separated, quoting off) or JSONL: the one writer of the tables
+    :func:`read_table` reads, which reads the file back as the same data.
+
+    ``target`` is a path (written whole or not at all, :func:`atomic_write`; its format by extension unless
+    ``kind`` says it) or an open text handle (``kind`` then required).  Floats are written to round-trip
+    (``repr``; ``digits``: rounded to that many decimals instead, CSV/TSV only); a missing number is empty in
+    CSV, ``nan`` in TSV and ``null`` in JSONL.  TSV has no quoting, so a text holding a tab or a line break
+    cannot be written as TSV: a :class:`TableError` says so (write CSV or JSONL instead).
+
+    >>> import io, pandas as pd
+    >>> out = io.StringIO()
+    >>> write_table(pd.DataFrame({"prediction": ["a"], "f1": [0.1 + 0.2]}), out, "jsonl")
+    >>> out.getvalue()
+    '{"prediction": "a", "f1": 0.30000000000000004}\n'
+    """
+    if kind is None:
+        if not isinstance(target, (str, os.PathLike)):
+            raise TypeError("write_table needs kind= ('csv', 'tsv' or 'jsonl') to write to a handle")
+        if os.fspath(target).lower().endswith(".gz"):
+            raise TableError("write_table writes plain text; compress the file afterwards")
+        kind = table_format(target)
+    if kind not in ("csv", "tsv", "jsonl"):
+        raise ValueError(f"kind must be one of ['csv', 'tsv', 'jsonl'], got {kind!r}")
+    if kind == "tsv":
+        from pandas.api.types import is_numeric_dtype
+
+        texts = [c for c in table.columns if not is_numeric_dtype(table[c])]
+        if any(table[c].astype(str).str.contains(r"[\t\n\r]", regex=True).any() for c in texts):
+            raise TableError("a text holds a tab or a line break, which a TSV file (quoting off) cannot hold; "
+                             "write CSV or JSONL")
+    if isinstance(target, (str, os.PathLike)):
+        with atomic_write(target) as handle:
+            _write_table(table, handle, kind, digits)
+    else:
+        _write_table(table, target, kind, digits)
+
+
+def _write_table(table: Any, handle: IO[str], kind: str, digits: Optional[int]) -> None:
+    import csv
+
+    if kind == "jsonl":
+        # json, not pandas: floats written by repr round-trip exactly, and a missing number is null.
+        for record in table.to_dict(orient="records"):
+            clean = {key: (None if isinstance(value, float) and not math.isfinite(value) else
+                           value.item() if isinstance(value, np.generic) else value) for key, value in record.items()}
+            handle.write(json.dumps(clean, ensure_ascii=False) + "\n")
+        return
+    float_format = f"%.{digits}f" if digits is not None else None
+    if kind == "tsv":
+        table.to_csv(handle, sep="\t", index=False, quoting=csv.QUOTE_NONE, na_rep="nan", float_format=float_format)
+    else:
+        table.to_csv(handle, index=False, float_format=float_format)
 
 
 def numeric_column(values: Sequence[Any], name: str):

@@ -34,6 +34,7 @@ from typing import (Any, Callable, Dict, List, Literal, Mapping, NamedTuple, Opt
                     get_origin, get_type_hints)
 
 from .backends import BACKENDS, BackendName
+from .checks import check_bool, check_choice, check_int
 from .backends.contextual import (DTYPES, POOLINGS, RUNTIMES, DtypeName, PoolingName, RuntimeName, parse_layers,
                                   validate_contextual_options)
 from .backends.static import OOV_POLICIES, OovPolicyName
@@ -153,16 +154,14 @@ class Options:
     def _check(self) -> "Options":
         for info in option_info():
             value = getattr(self, info.name)
-            if info.type == "bool" and not isinstance(value, bool):
-                raise TypeError(f"{info.name} must be True or False, got {value!r}")
+            if info.type == "bool":
+                check_bool(info.name, value)
             if info.type in ("str", "Optional[str]") and info.choices and info.name != "embedding" \
                     and value is not None:
                 check_choice(info.name, value, info.choices)
         if self.backend == "static" and not isinstance(self.embedding, str):
             raise TypeError(f"embedding must be a name or a file path (str), got {type(self.embedding).__name__}")
-        if self.num_threads is not None and (isinstance(self.num_threads, bool) or not isinstance(self.num_threads, int)
-                                             or self.num_threads < 1):
-            raise ValueError(f"num_threads must be a positive integer or None (all cores), got {self.num_threads!r}")
+        check_int("num_threads", self.num_threads, allow_none=True, why="None: every core")
         contextual = {info.name: getattr(self, info.name) for info in option_info("contextual")}
         # pooling is None only with the static backend (no bundle fills it); checked just below.
         validate_contextual_options(**{**contextual, "pooling": contextual["pooling"] or next(iter(POOLINGS))})
@@ -342,8 +341,8 @@ class OptionInfo(NamedTuple):
 def option_info(group: Optional[str] = None, of: type = Options) -> List[OptionInfo]:
     """Every option (or those of one group), in declaration order; ``of``: another dataclass whose fields
     are made by :data:`option_field` (``wrd_score.train.TrainOptions``)."""
-    if of is Options and group is not None and group not in GROUPS:
-        raise ValueError(f"group must be one of {list(GROUPS)}, got {group!r}")
+    if of is Options and group is not None:
+        check_choice("group", group, GROUPS)
     out = []
     kinds = _field_kinds(of)
     for f in fields(of):
@@ -377,18 +376,6 @@ def parse_option(name: str, text: str) -> Any:
         if info.name == name:
             return info.parse(text)
     return parse_literal(text)
-
-
-def check_choice(name: str, value: Any, allowed: Sequence[str]) -> None:
-    """The one message for a value outside its allowed set.
-
-    >>> check_choice("weights", "bogus", ("norm", "idf"))
-    Traceback (most recent call last):
-    ...
-    ValueError: weights must be one of ['norm', 'idf'], got 'bogus'
-    """
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
 
 
 def _check_declared_choices() -> None:

@@ -21,7 +21,8 @@ import numpy as np
 
 from .deps import require
 from .files import atomic_write
-from .scorer import WRDScorer, check_texts
+from .checks import check_texts
+from .scorer import WRDScorer
 from .scoring import PairDetail
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; matplotlib is optional

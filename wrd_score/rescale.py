@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
 import os
 import threading
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -39,6 +38,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import __version__
+from .checks import check_int, check_number
 from .files import atomic_write, iter_lines, read_json, read_table
 from .embeddings import file_sha256, shipped_path
 from .signature import Signature
@@ -119,20 +119,14 @@ def load_baselines(path: str) -> Dict[str, Dict[str, Any]]:
     for key, entry in entries.items():
         for name in FIELDS:
             value = entry.get(name) if isinstance(entry, dict) else None
-            # math.isfinite, not numpy's: a huge JSON integer is a finite Python int but no float.
-            if (isinstance(value, bool) or not isinstance(value, (int, float)) or not _as_float_is_finite(value)
-                    or value >= 1.0):
-                raise ValueError(f"baselines file {path!r}: entry {key!r} has an invalid {name} baseline {value!r}")
+            try:  # a finite number below 1 (a huge JSON integer is a Python int but no float)
+                check_number(name, value, maximum=1.0, exclusive=True)
+            except ValueError:
+                raise ValueError(f"baselines file {path!r}: entry {key!r} has an invalid {name} baseline "
+                                 f"{value!r}") from None
     with _LOCK:
         _CACHE[stamp] = entries
     return entries
-
-
-def _as_float_is_finite(value: float) -> bool:
-    try:
-        return math.isfinite(value)
-    except OverflowError:
-        return False
 
 
 def lookup_baseline(signature: Union[str, Signature], embedding: Optional[str] = None) -> Dict[str, Any]:
@@ -225,9 +219,8 @@ def compute_baseline(scorer: Any, corpus: str, n_pairs: int = 2000, seed: int = 
     """
     if getattr(scorer.options, "rescale_with_baseline", False):
         raise ValueError("compute a baseline with rescale_with_baseline=False (it is the raw score's mean)")
-    if isinstance(n_pairs, bool) or not isinstance(n_pairs, int) or n_pairs < 2:
-        # One pair has no standard error (it would be NaN in the file).
-        raise ValueError(f"n_pairs (--pairs) must be an integer >= 2, got {n_pairs!r}")
+    # One pair has no standard error (it would be NaN in the file).
+    check_int("n_pairs (--pairs)", n_pairs, minimum=2)
     texts = read_corpus(corpus, columns)
     preds, refs = random_pairs(texts, n_pairs, seed)
     result = scorer.scores(preds, refs)

@@ -16,6 +16,7 @@ from typing import Callable, List, Sequence, Tuple
 import numpy as np
 
 from . import transport
+from .checks import check_choice, check_int
 from .backends.base import Encoded, FlatSpans
 from .tokenize import normal_form
 from .transport import VARIANTS, VariantName, cosine_range, emd_plan, prf_from_plan
@@ -308,10 +309,8 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
     >>> p.tolist(), r.tolist()
     ([0.5], [0.5])
     """
-    if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
-    if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
-        raise ValueError(f"num_threads must be a positive integer, got {num_threads!r}")
+    check_choice("variant", variant, VARIANTS)
+    check_int("num_threads", num_threads)
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     if len(pairs) == 0:
         return np.zeros(0), np.zeros(0)

@@ -25,7 +25,8 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .scorer import reference_lists, result_dict
+from .checks import check_int, reference_lists
+from .scorer import result_dict
 from .weights import shared_idf
 
 __all__ = ["PairScore", "iter_chunks", "iter_scores", "score_chunked"]
@@ -46,9 +47,7 @@ class PairScore(NamedTuple):
 
 
 def _check_chunk_size(chunk_size: Any) -> int:
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
-    return chunk_size
+    return check_int("chunk_size", chunk_size)
 
 
 def _split(chunk: List[Any], start: int) -> Tuple[List[str], List[Reference]]:

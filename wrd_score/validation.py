@@ -41,8 +41,9 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .checks import unknown_message
 from .deps import require
-from .files import atomic_write, numeric_column, read_table
+from .files import numeric_column, read_table, write_table
 from .scorer import Options, WRDScorer
 from .options import parse_option
 from .metrics import get_metric
@@ -107,8 +108,10 @@ def parse_metric(spec: str, options: Optional[Mapping[str, Any]] = None) -> Metr
     kinds = _kinds()
     if name not in kinds:
         head = name.split(",", 1)[0]
-        hint = f" (settings follow a colon: {head}:{name[len(head) + 1:]})" if head in kinds else ""
-        raise ValueError(f"metric {name!r} in spec {spec!r} is unknown{hint}; known: {list(kinds)}")
+        if head in kinds:
+            raise ValueError(f"metric {name!r} in spec {spec!r} is unknown (settings follow a colon: "
+                             f"{head}:{name[len(head) + 1:]})")
+        raise ValueError(f"metric spec {spec!r}: {unknown_message('metric', name, kinds)}")
     if name == "column":
         if not rest:
             raise ValueError(f"metric spec {spec!r} needs a column name: column:NAME")
@@ -138,16 +141,10 @@ def parse_metric(spec: str, options: Optional[Mapping[str, Any]] = None) -> Metr
                 settings[key] = parse_option(key, value.strip())
             except ValueError as exc:
                 raise ValueError(f"metric spec {spec!r}: {exc}") from None
-    if name == "wrdscore":
-        known = {f.name: f for f in fields(Options)}
-        for key in settings:
-            if key not in known:
-                raise ValueError(f"metric spec {spec!r}: unknown WRDScore option {key!r}; known: {sorted(known)}")
-    else:
-        allowed = metric_options(name)
-        unknown = sorted(set(settings) - set(allowed))
-        if unknown:
-            raise ValueError(f"metric spec {spec!r}: unknown option(s) {unknown} for {name}; known: {list(allowed)}")
+    known = [f.name for f in fields(Options)] if name == "wrdscore" else metric_options(name)
+    unknown = [key for key in settings if key not in known]
+    if unknown:
+        raise ValueError(f"metric spec {spec!r}: {unknown_message(f'an option of {name}', unknown[0], known)}")
     items = tuple(sorted(settings.items()))
     if label is None:
         inner = ",".join(f"{k}={v}" for k, v in items)
@@ -457,8 +454,7 @@ def write_outputs(result: ValidationResult, output_dir: str) -> Tuple[str, str]:
     stem = _stem(result.path)
     csv_path = os.path.join(output_dir, f"{stem}.scores.csv")
     png_path = os.path.join(output_dir, f"{stem}.scatter.png")
-    with atomic_write(csv_path) as handle:
-        result.scores.to_csv(handle, index=False)
+    write_table(result.scores, csv_path)
     plot_scatter(result, png_path)
     return csv_path, png_path
 

@@ -81,8 +81,8 @@ def test_contextual_actors_match_one_call(cluster, tiny_bert):
     ({"idf": {"get": 1.0}}, ValueError, "does not use it"),
     ({"variant": "nope"}, ValueError, "variant"),
     # Issue 22.19: NaN passed the number checks and failed in int() with a message naming nothing.
-    ({"num_cpus": float("nan")}, ValueError, "num_cpus must be a positive number, got nan"),
-    ({"num_gpus": float("inf")}, ValueError, "num_gpus must be a non-negative number, got inf"),
+    ({"num_cpus": float("nan")}, ValueError, "num_cpus must be a number > 0, got nan"),
+    ({"num_gpus": float("inf")}, ValueError, "num_gpus must be a finite non-negative number, got inf"),
 ])
 def test_bad_arguments_are_refused_by_name(cluster, kwargs, error, message):
     with pytest.raises(error, match=message):

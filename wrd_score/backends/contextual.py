@@ -28,6 +28,7 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from ..checks import check_bool, check_choice, check_int
 from ..deps import require
 from ..tokenize import TOKENIZERS, TokenizerName, unit_spans
 from .base import Encoded
@@ -122,9 +123,7 @@ def parse_layers(layer: Any) -> Tuple[int, ...]:
     if isinstance(layer, (list, tuple)) and layer:
         values = []
         for item in layer:
-            if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
-                raise TypeError(f"layer must contain ints, got {item!r}")
-            values.append(int(item))
+            values.append(check_int("layer", item, minimum=None))
         return tuple(values)
     raise TypeError(f"layer must be an int, a non-empty list of ints or a string such as '4,5,6', got {layer!r}")
 
@@ -136,23 +135,15 @@ def validate_contextual_options(*, model: Any, layer: Any, pooling: Any, device:
     if not isinstance(model, (str, os.PathLike)) or not str(model):
         raise TypeError(f"model must be a local path or a Hugging Face name (str), got {model!r}")
     parse_layers(layer)
-    if pooling not in POOLINGS:
-        raise ValueError(f"pooling must be one of {list(POOLINGS)}, got {pooling!r}")
+    check_choice("pooling", pooling, POOLINGS)
     if not isinstance(device, str) or not _DEVICE.match(device):
         raise ValueError(f"device must be 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
-    if dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {list(DTYPES)}, got {dtype!r}")
-    for name, value, low in (("batch_size", batch_size, 1), ("max_length", max_length, 8), ("stride", stride, 1)):
-        if value is None and name != "batch_size":
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an int, got {value!r}")
-        if value < low:
-            raise ValueError(f"{name} must be >= {low}, got {value}")
-    if not isinstance(trust_remote_code, bool):
-        raise TypeError(f"trust_remote_code must be True or False, got {trust_remote_code!r}")
-    if runtime not in RUNTIMES:
-        raise ValueError(f"runtime must be one of {list(RUNTIMES)}, got {runtime!r}")
+    check_choice("dtype", dtype, DTYPES)
+    check_int("batch_size", batch_size)
+    check_int("max_length", max_length, minimum=8, allow_none=True)
+    check_int("stride", stride, allow_none=True)
+    check_bool("trust_remote_code", trust_remote_code)
+    check_choice("runtime", runtime, RUNTIMES)
     if runtime == "onnx" and (device not in ("auto", "cpu") or dtype != "float32"):
         raise ValueError(f"runtime='onnx' runs float32 on the CPU; got device={device!r}, dtype={dtype!r} "
                          "(use runtime='torch' for those)")

@@ -13,6 +13,7 @@ import sys
 from typing import Dict, List, Optional
 
 from .. import __version__
+from ..checks import close_match_hint
 from ..deps import MissingDependency
 
 # name -> one-line help; each command is the module wrd_score.cli.<name> with add_arguments(parser)
@@ -110,6 +111,17 @@ def _discard_stdout() -> None:
         pass
 
 
+def _flag_hint(parser: argparse.ArgumentParser, command: str, message: str) -> str:
+    """The closest flag of ``command`` to the first one argparse did not recognise (the library's close-match
+    rule, :func:`~wrd_score.checks.close_match_hint`), or ""."""
+    if not message.startswith("unrecognized arguments:"):
+        return ""
+    unknown = next((word for word in message.split(":", 1)[1].split() if word.startswith("--")), None)
+    commands = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
+    owner = commands.get(command, parser)
+    return close_match_hint(unknown.split("=", 1)[0], owner._option_string_actions) if unknown else ""
+
+
 def _dispatch(argv: Optional[List[str]]) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # Import only the chosen command's module: `wrdscore --help` and `wrdscore score` stay fast and
@@ -123,9 +135,9 @@ def _dispatch(argv: Optional[List[str]]) -> int:
         hint = habit_hint(argv)
         if hint:  # one line: the refusal and the form that works
             print(f"{exc.parser.prog}: error: {exc}; {hint}", file=sys.stderr)
-        else:  # argparse's own output: usage, then the error
+        else:  # argparse's own output: usage, then the error (with the closest flag for a misspelt one)
             exc.parser.print_usage(sys.stderr)
-            print(f"{exc.parser.prog}: error: {exc}", file=sys.stderr)
+            print(f"{exc.parser.prog}: error: {exc}{_flag_hint(parser, command, str(exc))}", file=sys.stderr)
         return 2
     # The command line as given (also when main() is called in-process with an argv list), for the
     # provenance that `train` and `baseline` record; sys.argv would be the caller's, e.g. pytest's.

@@ -8,7 +8,7 @@ import sys
 from ..files import check_output
 from ..scorer import WRDScorer
 from ..rescale import baseline_files, compute_baseline, save_baseline, shipped_baseline_path
-from .common import add_metric_arguments, options_from_args
+from .common import add_metric_arguments, int_type, options_from_args
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", required=True,
@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--columns", nargs="+", default=None,
                         help="text columns of a .tsv corpus (default: prediction reference)")
     parser.add_argument("--pairs", type=int, default=2000, help="random pairs to score (default 2000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=int_type("--seed", 0), default=0, help="random seed (default 0)")
     parser.add_argument("--output", default=None,
                         help="baselines file to update (default: beside a user embedding file, "
                              "else the shipped embeddings/baselines.json)")

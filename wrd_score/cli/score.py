@@ -23,7 +23,7 @@ from ..shards import write_shard
 from ..stats import MIN_RESAMPLES, check_resamples, paired_system_test, system_confidence  # scipy: when they run
 from ..stream import iter_chunks
 from ..weights import shared_idf, user_idf
-from .common import add_input_arguments, add_metric_arguments, options_from_args, shard_spec
+from .common import add_input_arguments, add_metric_arguments, int_type, options_from_args, shard_spec
 from .io import Inputs, iter_file_pairs, read_idf_file, resolve_inputs
 
 FIELDS = ("precision", "recall", "f1")
@@ -66,8 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     io.add_argument("-o", "--output", metavar="FILE",
                     help="write the output to FILE (atomically: complete or not at all) and print "
                          "only the summary line (or the --paired-bs table)")
-    io.add_argument("--digits", type=int, default=6, help="decimals in text output (default: 6)")
-    io.add_argument("--chunk-size", type=int, default=10_000,
+    io.add_argument("--digits", type=int_type("--digits", 0, 17), default=6, help="decimals in text output (default: 6)")
+    io.add_argument("--chunk-size", type=int_type("--chunk-size"), default=10_000,
                     help="pairs scored at a time; bounds memory, never changes a score (default: 10000)")
     io.add_argument("--idf-file", metavar="FILE",
                     help="token weights for --weights idf / norm*idf: JSON object or 'token<TAB>weight' "
@@ -94,7 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "example's two scores swapped at random)")
     sig.add_argument("--paired-ar-n", type=int, default=10_000, metavar="N",
                      help="random swaps for --paired-ar (default: %(default)s, as sacreBLEU)")
-    sig.add_argument("--seed", type=int, default=0,
+    sig.add_argument("--seed", type=int_type("--seed", 0), default=0,
                      help="seed of numpy.random.default_rng for all resampling (default: %(default)s)")
     add_metric_arguments(parser)
 
@@ -102,15 +102,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _check_args(args: argparse.Namespace) -> None:
     if args.json and args.per_example:
         raise ValueError("--json already holds the per-example scores; give --json or --per-example, not both")
-    if args.digits < 0 or args.digits > 17:
-        raise ValueError(f"--digits must be between 0 and 17, got {args.digits}")
-    if args.chunk_size < 1:
-        raise ValueError(f"--chunk-size must be a positive integer, got {args.chunk_size}")
     for flag, value in (("--confidence-n", args.confidence_n), ("--paired-bs-n", args.paired_bs_n),
                         ("--paired-ar-n", args.paired_ar_n)):
         check_resamples(value, flag)
-    if args.seed < 0:
-        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
     if args.paired_bs and args.paired_ar:
         raise ValueError("give --paired-bs or --paired-ar, not both")
     paired = _paired_flag(args)

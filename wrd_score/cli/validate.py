@@ -7,7 +7,7 @@ import sys
 
 from ..stats import MIN_RESAMPLES, check_resamples
 from ..validation import DEFAULT_METRICS, ConstantHumanError, _stem, all_metrics, validate
-from .common import add_metric_arguments, options_from_args
+from .common import add_metric_arguments, int_type, options_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bootstrap", type=int, default=1000,
                         help=f"bootstrap resamples: 0 (no intervals, no paired test) or {MIN_RESAMPLES} to 100,000 "
                              "(default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--seed", type=int_type("--seed", 0), default=0, help="bootstrap seed (default 0)")
     parser.add_argument("--reference-metric", default=None, metavar="LABEL",
                         help="metric the paired test compares the others against (default: first wrdscore)")
     parser.add_argument("--output-dir", default="wrdscore-validate", metavar="DIR",

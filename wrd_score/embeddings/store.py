@@ -20,6 +20,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
+from ..checks import check_choice
 from .checks import MAX_DIM, MAX_NGRAM_N, check_df_arrays, check_distinct_words, check_storable
 from .formats import (EMBEDDING_FORMATS, EmbeddingFormatName, file_sha256, guess_format, read_gensim_format,
                       read_gensim_pickle, read_glove_package, read_npz, save_npz)
@@ -286,8 +287,7 @@ class StaticEmbedding:
         """
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"embedding must be a name or a path, got {type(path).__name__}")
-        if format not in EMBEDDING_FORMATS:
-            raise ValueError(f"embedding_format must be one of {list(EMBEDDING_FORMATS)}, got {format!r}")
+        check_choice("embedding_format", format, EMBEDDING_FORMATS)
         path = os.fspath(path)
         if path in _SHIPPED_FILES:
             return cls(**read_npz(shipped_path(_SHIPPED_FILES[path]), name=path))
