@@ -190,6 +190,9 @@ def test_score_pair_with_siblings():
     assert table.loc[bert, "F1 / score"] == f"{expected['bertscore-rule[static]_f1'][0]:.4f}"
     assert table.loc["ROUGE-1", "F1 / score"] == f"{expected['rouge1'][0]:.4f}" == "0.0000"
     assert table.loc[mover, "precision"] == "–"  # a single score: no NaN cell
+    # Issue 32.5: what method-name papers report, in the same table.
+    assert table.loc["Subtoken F1 (code2seq)", "recall"] == "0.0000" and table.loc["chrF", "precision"] == "–"
+    assert table.loc["Exact match (subtokens)", "F1 / score"] == "0.0000"
     # One signature per metric, by the label the table shows (issue 32: ten signatures joined by newlines).
     assert list(result.signatures) == list(table.index)
     assert result.signatures["WRDScore"].startswith("wrdscore:") and result.signatures[bert].startswith("bertscore:")
@@ -392,7 +395,7 @@ def test_score_table_with_siblings(tmp_path):
     scored = space.score_table(frame, options, siblings=True)
     assert scored.note == ""
     for column in ("rouge1", "bleu", "meteor", "bertscore-rule[static]_f1", "moverscore-rule[static]", "wms", "sms",
-                   "s+wms", "sbert"):
+                   "s+wms", "sbert", "subtoken-f1_f1", "exact-match", "chrf"):
         assert column in scored.table.columns and column in set(scored.correlations["metric"])
     expected = compare(frame["prediction"].tolist(), frame["reference"].tolist(), metrics=("moverscore",), **options)
     assert scored.table["moverscore-rule[static]"].tolist() == expected["moverscore-rule[static]"]

@@ -92,7 +92,8 @@ TOKENIZER_AUTO = "auto"
 #: The variant and weights selectors' "not given": the value comes from the preset (wrd_score.options.PRESETS).
 FROM_PRESET = "from preset"
 #: The metrics shown beside WRDScore (registry names; wrd_score.metrics), the literature's comparison set.
-SIBLING_METRICS = ("rouge1", "bleu", "meteor", "bertscore", "moverscore", "wms", "sms", "s+wms", "sbert")
+SIBLING_METRICS = ("rouge1", "bleu", "meteor", "bertscore", "moverscore", "wms", "sms", "s+wms", "sbert",
+                   "subtoken-f1", "exact-match", "chrf")
 
 
 class UploadError(TableError):
@@ -207,7 +208,8 @@ def metric_label(name: str, options: Mapping[str, Any]) -> str:
     ('bertscore-rule[static]', 'ROUGE-1')
     """
     base = {"wrdscore": "WRDScore", "rouge1": "ROUGE-1", "bleu": "BLEU", "meteor": "METEOR", "wms": "WMS",
-            "sms": "SMS", "s+wms": "S+WMS", "sbert": "Sentence-BERT cosine (MiniLM)"}
+            "sms": "SMS", "s+wms": "S+WMS", "sbert": "Sentence-BERT cosine (MiniLM)",
+            "subtoken-f1": "Subtoken F1 (code2seq)", "exact-match": "Exact match (subtokens)", "chrf": "chrF"}
     return base.get(name) or column_name(name, options.get("backend", Options.backend))
 
 
