@@ -182,6 +182,25 @@ def make_tiny_bert(minilm_tokenizer):
 
 
 @pytest.fixture(scope="session")
+def contextual_agrees():
+    """``check(got, want)``: two contextual results (``score``'s dicts) agree as promised across batches,
+    chunks, processes and thread counts: the same signature and best references, every per-example
+    value and mean within ``SCORE_TOLERANCE`` (float32 rounding; bits are promised for one call only)."""
+    import numpy as np
+
+    from wrd_score.backends.contextual import SCORE_TOLERANCE
+
+    def check(got, want):
+        assert got.keys() == want.keys() and got["signature"] == want["signature"]
+        assert got["best_reference"] == want["best_reference"]
+        for key in ("precision", "recall", "f1", "mean_precision", "mean_recall", "mean_f1"):
+            gap = np.max(np.abs(np.asarray(got[key], dtype=float) - np.asarray(want[key], dtype=float)))
+            assert gap <= SCORE_TOLERANCE, (key, gap)
+
+    return check
+
+
+@pytest.fixture(scope="session")
 def tiny_bert(tmp_path_factory, make_tiny_bert) -> str:
     """The folder of one tiny random BERT (``make_tiny_bert``'s defaults), built once for the session."""
     return str(make_tiny_bert(tmp_path_factory.mktemp("tiny-bert")))

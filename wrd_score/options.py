@@ -119,7 +119,9 @@ class Options:
                           group="contextual")
     dtype: str = _option("float32", "contextual: weights and activations", group="contextual",
                          values=dict.fromkeys(DTYPES, ""))
-    batch_size: int = _option(64, "contextual: windows per forward pass", group="contextual", signature=False)
+    batch_size: int = _option(64, "contextual: windows per forward pass; moves float32 scores by at most 1e-6 (the "
+                                  "BLAS picks kernels by batch shape), so it is not in the signature",
+                              group="contextual", signature=False)
     max_length: Optional[int] = _option(None, "contextual: window length in model tokens (default: the model's "
                                               "maximum); longer texts use overlapping windows", group="contextual")
     stride: Optional[int] = _option(None, "contextual: step between windows (default: half a window)",

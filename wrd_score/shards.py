@@ -9,9 +9,10 @@ shard counts, a missing or repeated shard, a slice that is not the one its spec 
 exactly what ``wrdscore score --json`` writes for the whole input: the same per-example values, the
 means summed in example order, the same signature.
 
-Scores of a pair never depend on the other pairs of a call; the one thing that does, an IDF table
-fitted on the references, is fitted by every shard on the whole input (the table one run fits), so
-the shards' scores are the one run's scores.
+Scores of a pair never depend on the other pairs of a call beyond float32 rounding (contextual:
+:data:`~wrd_score.backends.contextual.SCORE_TOLERANCE`; static: not at all); the one thing that does, an
+IDF table fitted on the references, is fitted by every shard on the whole input (the table one run fits),
+so the shards' scores are the one run's scores (static: bit for bit).
 
 >>> Shard.parse("2/3").bounds(10)
 (3, 6)

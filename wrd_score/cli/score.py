@@ -69,7 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          "only the summary line (or the --paired-bs table)")
     io.add_argument("--digits", type=int, default=6, help="decimals in text output (default: 6)")
     io.add_argument("--chunk-size", type=int, default=10_000,
-                    help="pairs scored at a time; bounds memory, never changes a score (default: 10000)")
+                    help="pairs scored at a time; bounds memory; static scores do not change (bit for bit), "
+                         "contextual ones by at most 1e-6 (default: 10000)")
     io.add_argument("--idf-file", metavar="FILE",
                     help="token weights for --weights idf / norm*idf: JSON object or 'token<TAB>weight' "
                          "lines (default: fit on the references)")
