@@ -257,7 +257,7 @@ def test_bad_flags(files, capsys):
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--chunk-size", "0")
     assert code == 2 and "--chunk-size" in err
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "-o", cands)
-    assert code == 2 and "also an input file" in err
+    assert code == 2 and "is also the -c input" in err
 
 
 # ------------------------------------------------------------------------------ console script

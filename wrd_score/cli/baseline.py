@@ -7,7 +7,7 @@ import sys
 
 from ..files import check_output
 from ..metric import WRDScorer
-from ..rescale import baseline_files, compute_baseline, save_baseline, shipped_baseline_path
+from ..rescale import baseline_files, check_pairs, compute_baseline, save_baseline, shipped_baseline_path
 from .common import add_metric_arguments, options_from_args
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_pairs(args.pairs)  # before the embedding or the model is loaded
     options = options_from_args(args)
     if options.pop("rescale_with_baseline", False):
         print("wrdscore baseline: ignoring --rescale-with-baseline (a baseline is the raw score's mean)",
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if output is None:
         embedding = scorer.options.embedding
         output = baseline_files(embedding)[-1] if os.path.isfile(embedding) else shipped_baseline_path()
-    check_output(output, [args.corpus])  # before the scoring, not after it
+    check_output(output, [("--corpus", args.corpus), ("--embedding", args.embedding)])  # before the scoring
     key, entry = compute_baseline(scorer, args.corpus, args.pairs, args.seed, args.columns, command=command)
     save_baseline(output, key, entry)
     print(f"{key}\n  precision {entry['precision']:.4f}  recall {entry['recall']:.4f}  f1 {entry['f1']:.4f}"

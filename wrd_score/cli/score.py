@@ -21,7 +21,8 @@ from ..files import STDIN, Pair, atomic_write, check_output, write_json
 from ..metric import WRDScorer
 from ..shards import write_shard
 from ..signature import Signature
-from ..stats import MIN_RESAMPLES, check_resamples, paired_system_test, system_confidence  # scipy: when they run
+from ..stats import (MIN_RESAMPLES, check_resamples, format_p_value, paired_system_test,  # scipy: when they run
+                     system_confidence)
 from ..stream import iter_chunks
 from ..weights import shared_idf, user_idf
 from .common import add_input_arguments, add_metric_arguments, options_from_args, shard_spec
@@ -131,6 +132,12 @@ def _check_args(args: argparse.Namespace) -> None:
         raise ValueError("standard input ('-') can be given only once among -c and -r")
 
 
+def _input_files(args: argparse.Namespace, are_files: bool) -> List[Tuple[str, Any]]:
+    """Every file the command reads, with its flag: ``-o`` may be none of them."""
+    texts = [("-c", c) for c in args.candidates] + [("-r", r) for r in args.references] if are_files else []
+    return texts + [("--idf-file", args.idf_file), ("--embedding", args.embedding)]
+
+
 def _paired_flag(args: argparse.Namespace) -> str:
     """The paired test asked for ("--paired-bs", "--paired-ar") or ""."""
     return "--paired-bs" if args.paired_bs else "--paired-ar" if args.paired_ar else ""
@@ -203,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
     if args.shard is not None:
         args.shard.check(n)
     if args.output:
-        check_output(args.output, [candidate, *args.references] if inputs.are_files else [])
+        check_output(args.output, _input_files(args, inputs.are_files))
     pairs = _pairs(args, inputs, candidate)
     scorer, idf = _scorer_and_idf(args, pairs)
     if args.shard is not None:
@@ -278,7 +285,7 @@ def _run_paired(args: argparse.Namespace) -> int:
     mode = "files" if baseline.are_files else "strings"
     inputs = [baseline] + [resolve_inputs(s, baseline.references, mode) for s in systems[1:]]
     if args.output:
-        check_output(args.output, [*systems, *args.references] if baseline.are_files else [])
+        check_output(args.output, _input_files(args, baseline.are_files))
     scorer, idf = _scorer_and_idf(args, _pairs(args, baseline, systems[0]))
     signature = Signature.parse(scorer.signature(idf)).with_fields(
         ci=_resampling(args.confidence_n, args.seed), paired=_resampling(n_paired, args.seed, method))
@@ -321,7 +328,7 @@ def _paired_table(rows: Sequence[Dict[str, Any]], signature: str, digits: int) -
         if row["baseline"]:
             cells.append((name, f1, "-", "-"))
         else:
-            cells.append((name, f1, f"{row['delta_f1']:+.{digits}f}", f"{row['p_value']:.4f}"))
+            cells.append((name, f1, f"{row['delta_f1']:+.{digits}f}", format_p_value(row["p_value"])))
     widths = [max(len(r[k]) for r in cells) for k in range(len(header))]
     lines = [signature]
     for r in cells:
