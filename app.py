@@ -40,7 +40,7 @@ import pandas as pd
 
 import wrd_score
 from wrd_score.files import TABLE_FORMATS, TableError, read_table
-from wrd_score.metric import WRDScorer
+from wrd_score.scorer import WRDScorer
 from wrd_score.metrics import column_name, compare
 from wrd_score.options import BACKENDS, DEFAULT_PRESET, Options, markdown_table, option_info
 from wrd_score.plot import alignment_figure, histogram_figure
@@ -143,7 +143,7 @@ def rescale_unavailable(options: Mapping[str, Any]) -> str:
     """Why these options cannot be rescaled (no stored baseline: e.g. the GloVe preset), or "" if they can."""
     try:
         scorer = WRDScorer(**{**options, "rescale_with_baseline": False})
-        lookup_baseline(scorer.signature(), scorer.options.embedding)
+        lookup_baseline(scorer.signature_fields(), scorer.options.embedding)
     except (ValueError, TypeError, OSError) as exc:
         return f"no rescaling baseline is stored for these options ({str(exc).split(';')[0]})"
     return ""

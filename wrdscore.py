@@ -99,17 +99,17 @@ class WRDScore(evaluate.Metric):
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of predictions and references (references: strings, lists of strings, or both)."""
         if predictions is not None:
-            predictions = wrd_score.metric.check_texts("predictions", predictions)
+            predictions = wrd_score.scorer.check_texts("predictions", predictions)
         if references is not None:
-            references = wrd_score.metric.reference_lists(references)
+            references = wrd_score.scorer.reference_lists(references)
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one prediction and its reference (a string or a list of strings)."""
         if prediction is not None:
-            prediction = wrd_score.metric.check_texts("prediction", [prediction])[0]
+            prediction = wrd_score.scorer.check_texts("prediction", [prediction])[0]
         if reference is not None:
-            reference = wrd_score.metric.reference_lists([reference])[0]
+            reference = wrd_score.scorer.reference_lists([reference])[0]
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def _compute(self, predictions, references, idf=None, **options):

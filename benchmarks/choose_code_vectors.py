@@ -152,7 +152,7 @@ def stsb_test(bundles):
     run once, after the choice."""
     from scipy.stats import spearmanr
 
-    from wrd_score.validate import read_judgments
+    from wrd_score.validation import read_judgments
 
     frame = read_judgments(str(DATA / "stsb" / "stsb_test.tsv"), "human")
     p, r, h = frame["prediction"].tolist(), frame["reference"].tolist(), frame["human"].to_numpy(float)
@@ -169,7 +169,7 @@ def stsb_test(bundles):
 
 
 def _path(name):
-    from wrd_score.embeddings import _SHIPPED_FILES, shipped_path
+    from wrd_score.embeddings.store import _SHIPPED_FILES, shipped_path
 
     return shipped_path(_SHIPPED_FILES[name]) if name in _SHIPPED_FILES else name
 

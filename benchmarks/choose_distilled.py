@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 from wrd_score import WRDScorer  # noqa: E402
 from wrd_score.distill import (build_vocabulary, count_tokens, default_corpora, encode_tokens,  # noqa: E402
                                load_encoder, postprocess, save_distilled)
-from wrd_score.validate import read_judgments  # noqa: E402
+from wrd_score.validation import read_judgments  # noqa: E402
 
 SETS = {f"idbench_{s}": DATA / "idbench" / f"idbench_{s}.tsv" for s in ("small", "medium", "large")}
 

@@ -51,7 +51,7 @@ from wrd_score import WRDScorer  # noqa: E402
 from wrd_score.embeddings import load_embedding  # noqa: E402
 from wrd_score.metrics import get_metric  # noqa: E402
 from wrd_score.stats import paired_bootstrap  # noqa: E402
-from wrd_score.validate import read_judgments  # noqa: E402
+from wrd_score.validation import read_judgments  # noqa: E402
 from wrd_score.weights import uses_idf  # noqa: E402
 
 VARIANTS = ("wrd", "paper")

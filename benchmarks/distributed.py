@@ -1,4 +1,4 @@
-"""Time and peak memory per worker of ``wrd_score.ray.score`` on a local Ray cluster (issue 15).
+"""Time and peak memory per worker of ``wrd_score.integrations.ray.score`` on a local Ray cluster (issue 15).
 
 Workloads, made as ``benchmarks/speed.py`` makes them (same generators, same seed):
   1. ``--names`` method-name pairs, static default backend;
@@ -35,7 +35,7 @@ from speed import iter_method_name_pairs, load_names_by_file, peak_rss_mb, sente
 from wrd_score import WRDScorer  # noqa: E402
 from wrd_score.stream import score_chunked  # noqa: E402
 
-#: The command line of the actor processes Ray starts for wrd_score.ray (ray::MapWorker(MapBatches(_ScoreBatches))).
+#: The command line of the actor processes Ray starts for wrd_score.integrations.ray (ray::MapWorker(MapBatches(_ScoreBatches))).
 ACTOR_MARK = b"_ScoreBatches"
 
 
@@ -81,7 +81,7 @@ def dataset(pairs: List[Tuple[str, str]], block_size: int):
 
 def run(name: str, pairs: List[Tuple[str, str]], workers: int, batch_size: int, block_size: int,
         options: Dict[str, object]) -> Tuple[dict, dict]:
-    from wrd_score.ray import score
+    from wrd_score.integrations.ray import score
 
     ds = dataset(pairs, block_size)
     poller = PeakMemory()

@@ -28,9 +28,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from wrd_score import WRDScorer  # noqa: E402
 from wrd_score.metrics.wms import split_sentences  # noqa: E402
-from wrd_score.scoring import f1_score, prf_from_plan  # noqa: E402
+from wrd_score.scoring import f1_score  # noqa: E402
+from wrd_score.transport import prf_from_plan  # noqa: E402
 from wrd_score.transport import emd_plan  # noqa: E402
-from wrd_score.validate import correlation_stats, paired_bootstrap, read_judgments  # noqa: E402
+from wrd_score.validation import correlation_stats, paired_bootstrap, read_judgments  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
 VARIANTS = ("WRD", "S+WRD", "SRD", "S+WRD-multi")

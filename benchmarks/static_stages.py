@@ -11,7 +11,7 @@ collector paused; CPU time rather than wall-clock because the machine may be sha
   masses             ``token_masses`` (norm * corpus IDF)
   score_pairs        ``scoring.score_pairs`` (flattening, compiled kernel, POT fallbacks)
     of which cosines the kernel's ``_cosines`` alone on every pair it solves
-    of which simplex ``_simplex`` after them on every pair of 2+ tokens a side
+    of which simplex ``transport.simplex.simplex`` after them on every pair of 2+ tokens a side
   other              whole - encode - masses - score_pairs (input checks, dedup, result dict)
   first call         whole score() after ``clear_oov_cache()``: the composed vectors of unknown tokens
                      that the embedding keeps from one call to the next are composed again, as in a
@@ -61,8 +61,10 @@ def _kernel_harness():
         from numba import njit
 
         from wrd_score import transport
+        from wrd_score.transport import batch, simplex as solver
 
-        cosines, simplex, same_bag = transport._cosines, transport._simplex, transport._same_bag
+        cosines, simplex, same_bag = batch._cosines, solver.simplex, batch._same_bag
+        tree_len = solver.tree_len
 
         @njit
         def harness(units, rows, mass, offsets, pairs, stage):
@@ -77,7 +79,7 @@ def _kernel_harness():
             row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
             queue, parent = np.empty(2 * size, dtype=np.int64), np.empty(2 * size, dtype=np.int64)
             path_i, path_j = np.empty(2 * size, dtype=np.int64), np.empty(2 * size, dtype=np.int64)
-            tree = np.empty(transport._tree_len(cells, size), dtype=np.int64)
+            tree = np.empty(tree_len(cells, size), dtype=np.int64)
             for k in range(pairs.shape[0]):
                 a, b = pairs[k, 0], pairs[k, 1]
                 rp, rr = rows[offsets[a]:offsets[a + 1]], rows[offsets[b]:offsets[b + 1]]

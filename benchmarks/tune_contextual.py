@@ -6,7 +6,7 @@ averages) x pooling {tokenizer, wordpiece}, all with ``model="default"`` (all-Mi
 default layer, with and without IDF, for both poolings.  Each row gives Spearman and Pearson of
 F1 against the human score.  The best configuration is then compared with BERTScore and with the
 current contextual default (paper, norm, last layer, tokenizer pooling) by the paired bootstrap
-of :func:`wrd_score.validate.paired_bootstrap` (1000 resamples, seed 0).  STS-B test is never read.
+of :func:`wrd_score.validation.paired_bootstrap` (1000 resamples, seed 0).  STS-B test is never read.
 
 Encoding is the expensive part, so the encoder runs **once** over the distinct dev sentences,
 keeping every hidden layer (the backend's own windowing and length-grouped batching); each
@@ -50,7 +50,7 @@ DATA = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(REPO))
 
 from wrd_score import WRDScorer  # noqa: E402
-from wrd_score.validate import paired_bootstrap, read_judgments  # noqa: E402
+from wrd_score.validation import paired_bootstrap, read_judgments  # noqa: E402
 
 STSB_DEV = DATA / "stsb" / "stsb_dev.tsv"
 IDBENCH = tuple(DATA / "idbench" / f"idbench_{size}.tsv" for size in ("small", "medium", "large"))

@@ -37,7 +37,7 @@ DATA = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(REPO))
 
 from wrd_score import WRDScorer  # noqa: E402
-from wrd_score.validate import read_judgments  # noqa: E402
+from wrd_score.validation import read_judgments  # noqa: E402
 
 IDBENCH = {f"idbench_{s}": DATA / "idbench" / f"idbench_{s}.tsv" for s in ("small", "medium", "large")}
 STSB_DEV = {"stsb_dev": DATA / "stsb" / "stsb_dev.tsv"}

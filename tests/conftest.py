@@ -92,7 +92,7 @@ DF_DOCUMENTS = 1000
 def _df_npz(path, df=DF_TABLE, n=DF_DOCUMENTS, **extra):
     import numpy as np
 
-    from wrd_score.embeddings import _write_npz
+    from wrd_score.embeddings.formats import _write_npz
 
     vectors = np.random.default_rng(0).normal(size=(len(DF_WORDS), 16))
     arrays = {"words": np.array(DF_WORDS), "vectors": vectors}
@@ -218,3 +218,37 @@ def space_app():
     sys.modules[spec.name] = module  # dataclasses look their module up by name
     spec.loader.exec_module(module)
     return module
+
+
+# Tiny static embeddings for the store's and the static backend's tests (tests/test_embeddings.py,
+# tests/backends/test_static.py).
+@pytest.fixture(scope="session")
+def kv():
+    """Five words in 3 dimensions as gensim KeyedVectors (float32)."""
+    import numpy as np
+    from gensim.models import KeyedVectors
+
+    keyed = KeyedVectors(vector_size=3)
+    keyed.add_vectors(["get", "count", "size", "message", "receive"],
+                      np.array([[1.0, 0.0, 0.5], [0.2, 1.0, 0.0], [0.25, 0.9, 0.1], [0.0, 0.1, 1.0], [0.1, 0.0, 0.9]],
+                               dtype=np.float32))
+    return keyed
+
+
+@pytest.fixture(scope="session")
+def fasttext_model():
+    """A tiny fastText model with n-grams (2 to 4 characters, 500 buckets)."""
+    from gensim.models import FastText
+
+    sentences = [["get", "count"], ["get", "size"], ["receive", "message"], ["send", "message"],
+                 ["get", "index"], ["set", "index"], ["count", "items"], ["get", "config"]] * 20
+    return FastText(sentences, vector_size=8, window=2, min_count=1, min_n=2, max_n=4, bucket=500,
+                    epochs=3, seed=1, workers=1)
+
+
+@pytest.fixture(scope="session")
+def default():
+    """The shipped default embedding."""
+    from wrd_score.embeddings import load_embedding
+
+    return load_embedding("default")

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from wrd_score import Options, WRDScorer
-from wrd_score.metric import BACKENDS
+from wrd_score.scorer import BACKENDS
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -38,14 +38,15 @@ def test_every_module_is_on_the_architecture_page_and_every_listed_module_exists
 @pytest.mark.parametrize("rule, module", [
     ("empty_pair_score", "wrd_score/scoring.py"), ("cosine_matrix", "wrd_score/scoring.py"),
     ("f1_score", "wrd_score/scoring.py"), ("best_of", "wrd_score/scoring.py"),
-    ("uses_idf", "wrd_score/weights.py"), ("reference_lists", "wrd_score/metric.py"),
+    ("plan_prf", "wrd_score/transport/variants.py"), ("cosine_range", "wrd_score/transport/variants.py"),
+    ("uses_idf", "wrd_score/weights.py"), ("reference_lists", "wrd_score/scorer.py"),
     ("read_table", "wrd_score/files.py"), ("open_input", "wrd_score/files.py"),
     ("read_json", "wrd_score/files.py"), ("atomic_write", "wrd_score/files.py"),
     ("check_output", "wrd_score/files.py"), ("resolve_inputs", "wrd_score/cli/io.py"),
     ("normalise_with_offsets", "wrd_score/tokenize.py"), ("score_chunked", "wrd_score/stream.py"),
     ("get_metric", "wrd_score/metrics/base.py"), ("require", "wrd_score/deps.py"),
-    ("_forward_all", "wrd_score/backends/contextual.py"), ("load_embedding", "wrd_score/embeddings.py"),
-    ("unit_rows", "wrd_score/embeddings.py"), ("shared_idf", "wrd_score/weights.py"),
+    ("_forward_all", "wrd_score/backends/contextual.py"), ("load_embedding", "wrd_score/embeddings/store.py"),
+    ("unit_rows", "wrd_score/embeddings/vectors.py"), ("shared_idf", "wrd_score/weights.py"),
 ])
 def test_each_rule_is_defined_once_where_the_page_says(rule, module):
     assert f"`{rule}`" in PAGE
@@ -71,6 +72,55 @@ def _code_strings(module):
             and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
     return [node.value for node in ast.walk(tree)
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs]
+
+
+#: Where the library parses signature text: text it did not just print (shard records read back from disk;
+#: ``baseline_key``, whose public argument may be a user's string).
+PARSES_SIGNATURE_TEXT = {"wrd_score/signature.py", "wrd_score/shards.py", "wrd_score/rescale.py"}
+
+
+def test_signatures_stay_objects_until_printed():
+    """Inside the library a Signature is an object until it is printed: nothing turns one into a string and
+    parses it back (`Signature.parse(scorer.signature(...))` was written in the CLI, the metric interface and
+    the baseline maker)."""
+    parsers = {m for m in _modules() + ["app.py", "wrdscore.py"]
+               for node in ast.walk(ast.parse((REPO / m).read_text(encoding="utf-8")))
+               if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("Signature.parse")}
+    assert parsers <= PARSES_SIGNATURE_TEXT, sorted(parsers - PARSES_SIGNATURE_TEXT)
+    for module in sorted(parsers - {"wrd_score/signature.py"}):
+        tree = ast.parse((REPO / module).read_text(encoding="utf-8"))
+        printed = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+                   and ast.unparse(node.func).endswith("Signature.parse") and node.args
+                   and isinstance(node.args[0], ast.Call)
+                   and ast.unparse(node.args[0].func).endswith(("signature", "str"))]
+        assert not printed, f"{module} parses a signature it just printed, lines {printed}"
+
+
+def test_nothing_imports_a_deprecated_module_name():
+    """The old names (wrd_score/deprecated.py) are for users' code for one release; the repository itself
+    imports the new ones (tests/test_deprecated.py aside, which checks the old ones)."""
+    from wrd_score.deprecated import MOVED
+
+    sources = sorted({*_modules(), "app.py", "wrdscore.py"} | {p.relative_to(REPO).as_posix() for folder in
+                     ("tests", "benchmarks", "tools") for p in (REPO / folder).rglob("*.py")})
+    offenders = []
+    for source in sources:
+        if source == "tests/test_deprecated.py" or source.replace("/", ".")[:-3] in MOVED:
+            continue
+        package = source.rsplit("/", 1)[0].replace("/", ".")
+        for node in ast.walk(ast.parse((REPO / source).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+                names = [base] + [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            offenders += [f"{source}:{node.lineno} {name}" for name in names if name in MOVED]
+    assert not offenders, offenders
 
 
 def test_no_argparse_outside_the_cli():
@@ -199,7 +249,7 @@ def _table_rows():
 
 
 #: Imported from any row: they import nothing of the package but each other.
-HELPERS = {"wrd_score/signature.py", "wrd_score/files.py", "wrd_score/deps.py"}
+HELPERS = {"wrd_score/signature.py", "wrd_score/files.py", "wrd_score/deps.py", "wrd_score/_kernels.py"}
 
 
 def _package_imports(module):
@@ -221,6 +271,8 @@ def _package_imports(module):
                 sub = (target + "." + alias.name).replace(".", "/")
                 if (REPO / (sub + ".py")).exists():
                     found.add(sub + ".py")
+                elif (REPO / sub / "__init__.py").exists():  # a subpackage (`from . import transport`)
+                    found.add(sub + "/__init__.py")
                 elif target == "wrd_score":
                     assert alias.name == "__version__", f"{module} imports {alias.name} from the package root"
                 else:
@@ -271,8 +323,14 @@ def test_readme_commands_are_the_lean_install_then_the_ci_test_command():
 
 def _string_collections(tree):
     """Every tuple, list or set of string constants, and every dict with string-constant keys (but not a
-    table of tables such as PRESETS, keyed by backend), as (line, frozenset of the strings)."""
+    table of tables such as PRESETS, keyed by backend, nor the values of a ``Literal[...]`` type, which
+    test_enumerated_options_are_typed_with_the_owners_values checks against the owner), as (line, frozenset of
+    the strings)."""
+    literal_values = {id(node.slice) for node in ast.walk(tree)
+                      if isinstance(node, ast.Subscript) and ast.unparse(node.value).split(".")[-1] == "Literal"}
     for node in ast.walk(tree):
+        if id(node) in literal_values:
+            continue
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             items = node.elts
         elif isinstance(node, ast.Dict) and not all(isinstance(v, ast.Dict) for v in node.values):
@@ -329,10 +387,36 @@ def test_option_types_are_dispatched_on_in_options_py_only():
     # once had beside validate's converter, would read the same text differently.
     from wrd_score.options import _KINDS
 
+    spellings = {kind.spelling for kind in _KINDS.values() if "[" in kind.spelling}
     offenders = [f"{m}:{node.lineno}" for m in _modules() if m != "wrd_score/options.py"
                  for node in ast.walk(ast.parse((REPO / m).read_text(encoding="utf-8")))
-                 if isinstance(node, ast.Constant) and node.value in _KINDS and "[" in node.value]
+                 if isinstance(node, ast.Constant) and node.value in spellings]
     assert not offenders, offenders
+
+
+def test_enumerated_options_are_typed_with_the_owners_values():
+    """Every option with a set of allowed values (and nothing else accepted, as a path) is typed
+    ``Literal[...]`` (or ``Optional`` of one) whose values are its owner's, in its owner's order: the type a
+    checker sees and the values every surface shows cannot drift apart."""
+    from typing import Literal, Union, get_args, get_origin, get_type_hints
+
+    from wrd_score.options import Options, option_info
+    from wrd_score.train import TrainOptions
+
+    checked = []
+    for of in (Options, TrainOptions):
+        hints = get_type_hints(of)
+        for info in option_info(of=of):
+            if len(info.choices) < 2 or info.accepts:
+                continue
+            hint = hints[info.name]
+            if get_origin(hint) is Union:
+                hint = next(h for h in get_args(hint) if h is not type(None))
+            assert get_origin(hint) is Literal, f"{of.__name__}.{info.name} is typed {hints[info.name]}, not a Literal"
+            assert get_args(hint) == info.choices, (info.name, get_args(hint), info.choices)
+            checked.append(info.name)
+    assert {"variant", "backend", "tokenizer", "weights", "oov", "pooling", "dtype", "runtime", "preset",
+            "embedding_format", "method", "architecture"} <= set(checked), checked
 
 
 def test_cli_flags_and_validate_specs_read_option_text_alike():
@@ -340,7 +424,7 @@ def test_cli_flags_and_validate_specs_read_option_text_alike():
 
     from wrd_score.cli.common import add_metric_arguments
     from wrd_score.options import option_info
-    from wrd_score.validate import parse_metric
+    from wrd_score.validation import parse_metric
 
     parser = argparse.ArgumentParser()
     add_metric_arguments(parser)
@@ -359,13 +443,13 @@ def _tests(folder):
     return sorted(p.name for p in (REPO / "tests" / folder).glob("test_*.py"))
 
 
-@pytest.mark.parametrize("folder", ["metrics", "backends"])
+@pytest.mark.parametrize("folder", ["metrics", "backends", "integrations"])
 def test_tests_of_a_subpackage_mirror_its_modules(folder):
     """tests/<folder>/test_X.py tests wrd_score/<folder>/X.py; every metric module has its test file."""
     ghosts = [name for name in _tests(folder) if not (PACKAGE / folder / name[len("test_"):]).is_file()]
     assert not ghosts, f"tests/{folder}/ has test files for modules that do not exist: {ghosts}"
     if folder == "metrics":
-        # metrics/wrdscore.py only hands WRDScorer (tests/test_metric.py) to the interface: its doctest is its test.
+        # metrics/wrdscore.py only hands WRDScorer (tests/test_scorer.py) to the interface: its doctest is its test.
         untested = [p.name for p in sorted((PACKAGE / folder).glob("*.py"))
                     if p.name not in ("__init__.py", "wrdscore.py") and f"test_{p.name}" not in _tests(folder)]
         assert not untested, f"metric modules without tests/metrics/test_<module>.py: {untested}"

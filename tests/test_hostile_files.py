@@ -575,10 +575,10 @@ def _npy_bytes(array: np.ndarray) -> bytes:
 
 
 def test_npz_zip_bomb_is_refused_from_its_headers(tmp_path, monkeypatch):
-    from wrd_score import embeddings
+    from wrd_score.embeddings import checks
 
     path = _zip_bomb(tmp_path / "bomb.npz", 1 << 22)  # 32 MB unpacked; the limit is lowered to match
-    monkeypatch.setattr(embeddings, "MAX_NPZ_BYTES", 1 << 24)
+    monkeypatch.setattr(checks, "MAX_NPZ_BYTES", 1 << 24)
     monkeypatch.setattr(np, "load", lambda *a, **k: pytest.fail("np.load ran before the size check"))
     with pytest.raises(ValueError, match=r"bomb\.npz.*limit"):
         StaticEmbedding.load(str(path))

@@ -223,3 +223,63 @@ def test_another_embedding_without_given_weights_gets_norm_masses(embedding):
     assert scorer.score(["get count"], ["size"])["f1"][0] > 0
     assert WRDScorer(embedding=embedding, weights="uniform").options.weights == "uniform"
     assert WRDScorer(embedding="default").options.weights == "norm*corpus-idf"
+
+
+# ------------------------------------------------- option kinds read from the type itself (issue 33, item 6)
+from dataclasses import dataclass as _dataclass  # noqa: E402
+from typing import Literal, Optional, Union  # noqa: E402
+
+from wrd_score.options import option_field  # noqa: E402
+
+
+@_dataclass(frozen=True)
+class _Spelled:
+    """The same kinds written every way Python allows (this module has no ``from __future__ import
+    annotations``: the types are objects, as a library user's dataclass may hold them)."""
+
+    a: Optional[str] = option_field(None, "Optional[str]")
+    b: str | None = option_field(None, "PEP 604")
+    c: Union[str, None] = option_field(None, "Union with None")
+    d: Literal["x", "y"] = option_field("x", "Literal", values={"x": "", "y": ""})
+    e: Optional[Literal["x", "y"]] = option_field(None, "Optional Literal", values={"x": "", "y": ""})
+    f: int | None = option_field(None, "PEP 604 int")
+    g: Union[int, str, None] = option_field(None, "int, str or None")
+    h: bool = option_field(False, "bool")
+    i: "Optional[float]" = option_field(None, "a string annotation of an unknown kind")
+
+
+def test_option_kinds_are_read_from_the_type_not_its_spelling():
+    """`str | None` once fell outside the table keyed on the annotation's text; every spelling of one type
+    is now one kind, and a type options cannot hold is a clear error naming it."""
+    from wrd_score.options import _kind
+
+    kinds = {name: _kind(hint) for name, hint in {
+        "a": Optional[str], "b": str | None, "c": Union[str, None], "d": Literal["x", "y"],
+        "e": Optional[Literal["x", "y"]], "f": int | None, "g": Union[int, str, None], "h": bool}.items()}
+    assert {kinds[n].spelling for n in "abce"} == {"Optional[str]"} and kinds["d"].spelling == "str"
+    assert kinds["f"].spelling == "Optional[int]" and kinds["g"].spelling == "Optional[Union[int, str]]"
+    assert kinds["h"].spelling == "bool"
+    assert kinds["b"].parse("text") == "text" and kinds["f"].parse("7") == 7 and kinds["g"].parse("4,5") == "4,5"
+    with pytest.raises(TypeError, match=r"an option cannot be of type typing.Optional\[float\]"):
+        option_info(of=_Spelled)
+    with pytest.raises(TypeError, match="Literal must hold values of one type"):
+        _kind(Literal["x", 1])
+
+
+def test_option_info_reads_every_spelling_of_a_dataclass():
+    from wrd_score.options import _field_kinds
+
+    @_dataclass(frozen=True)
+    class Spelled:
+        a: Optional[str] = option_field(None, "a")
+        b: str | None = option_field(None, "b")
+        d: Literal["x", "y"] = option_field("x", "d", values={"x": "", "y": ""})
+        f: int | None = option_field(None, "f")
+
+    infos = {info.name: info for info in option_info(of=Spelled)}
+    assert {name: info.type for name, info in infos.items()} == {
+        "a": "Optional[str]", "b": "Optional[str]", "d": "str", "f": "Optional[int]"}
+    assert infos["b"].parse("abc") == "abc" and infos["f"].parse("12") == 12
+    with pytest.raises(ValueError, match="f must be an integer, got 'x'"):
+        infos["f"].parse("x")
+    assert _field_kinds(Options)["variant"].spelling == "Optional[str]"

@@ -571,7 +571,7 @@ def test_contextual_lone_surrogates_score_as_the_replacement_character(tiny_mode
 # ------------------------------------------------------------------------- Trainer hook
 @pytest.fixture(scope="module")
 def hook(minilm_tokenizer):
-    from wrd_score.hooks import transformers_hook
+    from wrd_score.integrations.huggingface import transformers_hook
 
     return transformers_hook(minilm_tokenizer)
 
@@ -758,7 +758,7 @@ def test_rank_mixed_torchmetrics_states_are_refused_or_equal_one_call(configs, s
     """Ranks built alike give one call's result on every rank (whichever rank got which example, or none);
     ranks built differently (options or idf table) are refused on every rank, never mixed."""
     pytest.importorskip("torchmetrics")
-    from wrd_score.torchmetrics import WRDScore
+    from wrd_score.integrations.torchmetrics import WRDScore
 
     pairs = data.draw(st.lists(st.tuples(identifiers, identifiers), min_size=len(split), max_size=len(split)))
     options = [RANK_CONFIGS[c] for c in configs]

@@ -1,8 +1,8 @@
-"""wrd_score.stats: system-level bootstrap intervals and the paired test (the correlations: test_validate.py)."""
+"""wrd_score.stats: system-level bootstrap intervals and the paired test (the correlations: test_validation.py)."""
 import numpy as np
 import pytest
 
-from wrd_score import stats, validate
+from wrd_score import stats, validation
 from wrd_score.stats import paired_system_test, system_confidence
 
 
@@ -106,8 +106,8 @@ def test_validate_and_score_share_one_p_value_rule():
     rng = np.random.default_rng(2)
     h = rng.random(60)
     good, bad = h + rng.normal(scale=0.1, size=60), rng.random(60)
-    _, p_better = validate.paired_bootstrap([(good, bad, h)], n_boot=400)
-    _, p_worse = validate.paired_bootstrap([(bad, good, h)], n_boot=400)
+    _, p_better = validation.paired_bootstrap([(good, bad, h)], n_boot=400)
+    _, p_worse = validation.paired_bootstrap([(bad, good, h)], n_boot=400)
     assert p_better == p_worse == pytest.approx(1 / 401)
     assert stats.paired_p_value(np.zeros(9), 0.0) == 1.0 and stats.paired_p_value(np.array([1.0, -1.0, 3.0]), 5.0) == 0.25
 
@@ -171,10 +171,10 @@ def test_paired_test_refuses_bad_arguments():
         paired_system_test([0.1, 0.2], [0.2, 0.3], method="t")
 
 
-def test_validate_reexports_the_validation_statistics():
-    # `from wrd_score.validate import correlation_stats, paired_bootstrap` keeps working (scripts, app.py).
-    assert validate.correlation_stats is stats.correlation_stats
-    assert validate.paired_bootstrap is stats.paired_bootstrap
+def test_validation_reexports_the_validation_statistics():
+    # `from wrd_score.validation import correlation_stats, paired_bootstrap` keeps working (scripts, app.py).
+    assert validation.correlation_stats is stats.correlation_stats
+    assert validation.paired_bootstrap is stats.paired_bootstrap
 
 
 def test_resampling_is_bounded():

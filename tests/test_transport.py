@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from wrd_score import WRDScorer, transport
+from wrd_score.transport import batch, simplex
 from wrd_score.backends.base import Encoded
 from wrd_score.scoring import _score_pairs_reference, pair_detail, score_pairs
 from wrd_score.weights import token_masses
@@ -239,14 +240,14 @@ def test_kernel_cosines_are_the_plain_ordered_sums(d):
     shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10), (3, 1), (6, 2), (13, 3),
               (7, 7), (8, 8), (10, 10), (17, 17), (1, 12), (12, 1), (5, 16), (16, 5), (3, 4), (30, 30), (11, 11),
               (12, 12), (13, 13), (14, 14)]
-    swapped = {(m, n): transport._tile_cost(n, m) < transport._tile_cost(m, n) for m, n in shapes}
+    swapped = {(m, n): batch._tile_cost(n, m) < batch._tile_cost(m, n) for m, n in shapes}
     assert set(swapped.values()) == {True, False}
     tile_rows = set()  # the row counts of the tiles, split as _dot_tiles splits them
     for (m, n), swap in swapped.items():
         rows = n if swap else m
-        tiles = -(-rows // transport.TILE_ROWS)
+        tiles = -(-rows // batch.TILE_ROWS)
         tile_rows |= {(t + 1) * rows // tiles - t * rows // tiles for t in range(tiles)}
-    assert tile_rows == set(range(1, transport.TILE_ROWS + 1)), tile_rows
+    assert tile_rows == set(range(1, batch.TILE_ROWS + 1)), tile_rows
     cases = []
     for m, n in shapes:
         rows_p = rng.integers(0, 30, size=m).astype(np.int64)
@@ -264,7 +265,7 @@ def test_kernel_cosines_are_the_plain_ordered_sums(d):
         for lo in (0.0, -1.0):
             cos, C = np.empty((m, n)), np.empty((m, n))
             acc = np.empty((m + 3) * (n + 3))
-            transport._cosines(units, rows_p, rows_r, lo, cos, C, acc)
+            batch._cosines(units, rows_p, rows_r, lo, cos, C, acc)
             for i in range(m):
                 for j in range(n):
                     total = 0.0
@@ -362,8 +363,8 @@ def _run_simplex(a, b, C):
     u, v, alpha, beta = (np.empty(size) for _ in range(4))
     row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
     queue, parent, path_i, path_j = (np.empty(2 * size, dtype=np.int64) for _ in range(4))
-    tree = np.empty(transport._tree_len(m * n, size), dtype=np.int64)
-    assert transport._simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, path_i,
+    tree = np.empty(simplex.tree_len(m * n, size), dtype=np.int64)
+    assert simplex.simplex(a, b, C, m, n, x, basic, u, v, row_seen, col_seen, queue, parent, path_i,
                               path_j, alpha, beta, tree, np.empty(m * n), 50 * (m + n) ** 2)
     return x, u[:m], v[:n], basic
 
@@ -440,15 +441,15 @@ def test_least_cost_start_reads_cells_in_numbas_argsort_order():
             C[rng.random((m, n)) < 0.2] = np.nan
         reference = _numba_argsort()(C.ravel())
         keys = np.empty(m * n)
-        tree = np.empty(transport._tree_len(m * n, max(m, n)), dtype=np.int64)
-        order, ranges, stops = transport._tree_views(tree, m, n)[5:]
-        pos, pending = transport._sort_cells(C, keys, order, ranges)
+        tree = np.empty(simplex.tree_len(m * n, max(m, n)), dtype=np.int64)
+        order, ranges, stops = simplex.tree_views(tree, m, n)[5:]
+        pos, pending = simplex._sort_cells(C, keys, order, ranges)
         row_seen, col_seen = np.zeros(m, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
         at = 0
         while not (row_seen.all() or col_seen.all()):
             while row_seen[reference[at] // n] or col_seen[reference[at] % n]:
                 at += 1
-            i, j, pos, pending = transport._next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen)
+            i, j, pos, pending = simplex._next_open(keys, order, ranges, stops, pos, pending, row_seen, col_seen)
             assert (i, j) == divmod(int(reference[at]), n), (trial, m, n)
             # as in the start, the picked cell's row or column is crossed out; now and then one more
             if rng.random() < 0.3:
@@ -494,7 +495,7 @@ def _reference_simplex(a, b, C, argsort):
             col_seen[j], cols_left = True, cols_left - 1
     while True:
         u, v = _dense_potentials(C, basic)
-        best, enter = -transport._PIVOT_TOL, None
+        best, enter = -simplex._PIVOT_TOL, None
         for i in range(m):
             for j in range(n):
                 if not basic[i, j] and C[i, j] - u[i] - v[j] < best:
@@ -543,3 +544,32 @@ def test_simplex_takes_the_same_bases_as_before_its_speed_ups():
         assert np.array_equal(basic, ref_basic), (trial, m, n)
         assert x.tobytes() == ref_x.tobytes() and u.tobytes() == ref_u.tobytes(), (trial, m, n)
         assert v.tobytes() == ref_v.tobytes(), (trial, m, n)
+
+
+@needs_numba
+@pytest.mark.parametrize("variant", ["wrd", "paper"])
+def test_the_batch_kernel_and_the_pot_path_read_p_and_r_off_a_plan_by_one_rule(variant):
+    """P and R are defined once (transport.variants.plan_prf): the kernel compiles it in, the POT path calls it
+    through prf_from_plan. Given the kernel's own cosines and plan, both must give the same bits, on pairs of
+    1 to 20 tokens a side (rows of 8 and more are where numpy's pairwise sums and BLAS's dot, which the POT
+    path used, part from an ordered loop)."""
+    from wrd_score.transport import prf_from_plan
+
+    rng = np.random.default_rng(7)
+    units = rng.standard_normal((40, 16))
+    units /= np.linalg.norm(units, axis=1)[:, None]
+    compared = 0
+    for _ in range(300):
+        m, n = rng.integers(1, 21, size=2)
+        rows_p, rows_r = rng.choice(40, size=m, replace=False), rng.choice(40, size=n, replace=False)
+        mass_p, mass_r = rng.random(m) + 0.01, rng.random(n) + 0.01
+        mass_p, mass_r = mass_p / mass_p.sum(), mass_r / mass_r.sum()
+        plan = transport.pair_plan(units, rows_p, rows_r, mass_p, mass_r, variant, True)
+        if plan is None:
+            continue
+        cos, cost = np.empty((m, n)), np.empty((m, n))
+        batch._cosines(units, rows_p.astype(np.int64), rows_r.astype(np.int64), 0.0, cos, cost,
+                       np.empty((m + 3) * (n + 3)))
+        assert prf_from_plan(cos, plan[2], mass_p, variant) == plan[:2]
+        compared += 1
+    assert compared > 250, compared

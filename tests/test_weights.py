@@ -69,7 +69,7 @@ def test_chunked_streamed_and_distributed_scoring_fit_nothing(with_table):
     one = scorer.score(preds, refs)
     assert score_chunked(scorer, preds, refs, chunk_size=1) == one
     assert [s.f1 for s in iter_scores(scorer, zip(preds, refs), chunk_size=1)] == one["f1"]  # no idf= needed
-    tm = pytest.importorskip("wrd_score.torchmetrics")
+    tm = pytest.importorskip("wrd_score.integrations.torchmetrics")
     metric = tm.WRDScore(embedding=with_table, weights="corpus-idf")  # no table asked for
     metric.update(preds[:1], refs[:1])
     metric.update(preds[1:], refs[1:])

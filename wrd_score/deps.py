@@ -10,7 +10,7 @@ import importlib
 import os
 from types import ModuleType
 
-__all__ = ["EXTRAS", "require", "MissingDependency", "install_hint", "HAVE_NUMBA", "njit", "ir_loop", "int_arg"]
+__all__ = ["EXTRAS", "require", "MissingDependency", "install_hint", "HAVE_NUMBA", "njit"]
 
 try:  # numba is a requirement, but the metric must still work (slowly) without it.
     if os.environ.get("WRDSCORE_DISABLE_NUMBA"):
@@ -25,46 +25,6 @@ except ImportError:  # pragma: no cover - exercised by the env-var test in a sub
         def wrap(func):
             return func
         return wrap
-
-
-if HAVE_NUMBA:
-    from llvmlite import ir
-    from numba import types
-
-    def ir_loop(builder, start, stop, step, carried, name, body):
-        """For numba intrinsics (the compiled vector code of embeddings and transport): emit in LLVM IR
-        ``for k in range(start, stop - step + 1, step)`` (i64 values) carrying the values ``carried``
-        (``body(k, values)`` returns their next ones); returns ``k`` and the values after the loop.
-        numba's on-disk cache of a kernel checks only its own module's file: after editing this,
-        clear ``wrd_score/__pycache__/*.nbi`` (or touch embeddings.py and transport.py)."""
-        i64 = ir.IntType(64)
-        entry = builder.block
-        head = builder.append_basic_block(name + ".head")
-        inside = builder.append_basic_block(name + ".body")
-        done = builder.append_basic_block(name + ".done")
-        builder.branch(head)
-        builder.position_at_end(head)
-        k = builder.phi(i64)
-        k.add_incoming(start, entry)
-        phis = []
-        for value in carried:
-            phi = builder.phi(value.type)
-            phi.add_incoming(value, entry)
-            phis.append(phi)
-        step_ = ir.Constant(i64, step)
-        builder.cbranch(builder.icmp_signed("<=", builder.add(k, step_), stop), inside, done)
-        builder.position_at_end(inside)
-        after = body(k, phis)
-        k.add_incoming(builder.add(k, step_), builder.block)
-        for phi, value in zip(phis, after):
-            phi.add_incoming(value, builder.block)
-        builder.branch(head)
-        builder.position_at_end(done)
-        return k, phis
-
-    def int_arg(context, builder, signature, args, i):
-        """Argument ``i`` of a numba intrinsic's codegen as an LLVM i64."""
-        return context.cast(builder, args[i], signature.args[i], types.int64)
 
 
 #: extra -> what it is for (the ``[project.optional-dependencies]`` of pyproject.toml).

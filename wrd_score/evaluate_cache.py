@@ -25,7 +25,7 @@ from typing import Optional
 from evaluate.loading import init_dynamic_modules
 
 from . import __version__
-from .hooks import evaluate_module
+from .integrations.huggingface import evaluate_module
 
 __all__ = ["install_evaluate_module", "installed_copy", "copy_is_current", "warn_if_stale", "MARKER", "NAME"]
 

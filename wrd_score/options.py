@@ -27,20 +27,24 @@ signature records every resolved value (docs/presets.md).
 """
 from __future__ import annotations
 
+import types
 from dataclasses import MISSING, dataclass, field, fields, replace
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from functools import lru_cache
+from typing import (Any, Callable, Dict, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union, get_args,
+                    get_origin, get_type_hints)
 
-from .backends import BACKENDS
-from .backends.contextual import DTYPES, POOLINGS, RUNTIMES, parse_layers, validate_contextual_options
-from .backends.static import OOV_POLICIES
-from .embeddings import EMBEDDING_FORMATS, NAMED_EMBEDDINGS
-from .tokenize import TOKENIZERS
-from .transport import VARIANTS
-from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS
+from .backends import BACKENDS, BackendName
+from .backends.contextual import (DTYPES, POOLINGS, RUNTIMES, DtypeName, PoolingName, RuntimeName, parse_layers,
+                                  validate_contextual_options)
+from .backends.static import OOV_POLICIES, OovPolicyName
+from .embeddings import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, EmbeddingFormatName
+from .tokenize import TOKENIZERS, TokenizerName
+from .transport import VARIANTS, VariantName
+from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS, WeightsName
 
 __all__ = ["Options", "OptionInfo", "option_info", "BACKENDS", "GROUPS", "PRESETS", "DEFAULT_PRESET",
            "OTHER_EMBEDDING_WEIGHTS", "markdown_table", "docstring_args", "check_choice", "with_options_table",
-           "update_options_table", "parse_option", "parse_literal", "option_field"]
+           "update_options_table", "parse_option", "parse_literal", "option_field", "PresetName"]
 
 GROUPS = ("metric", "static", "contextual")
 
@@ -57,6 +61,8 @@ PRESETS: Dict[str, Dict[str, Dict[str, Any]]] = {
         "contextual": {"variant": "wrd", "weights": "uniform", "layer": -1, "pooling": "wordpiece"},
     },
 }
+#: A value of ``preset=`` (the keys of :data:`PRESETS`, which ``Options.preset`` documents).
+PresetName = Literal["identifiers", "sentences"]
 #: The metric is made for method names.
 DEFAULT_PRESET = "identifiers"
 #: A static bundle's masses are chosen for the bundle's embedding (``norm*corpus-idf`` needs the table in its
@@ -85,24 +91,24 @@ class Options:
     """Every option of the metric; the defaults are the documented defaults (chosen in docs/tuning.md and
     docs/presets.md). ``None`` in an option marked ``preset`` means "the preset's value"."""
 
-    preset: str = _option(DEFAULT_PRESET, "named bundle of defaults for embedding, variant, weights (and the "
+    preset: PresetName = _option(DEFAULT_PRESET, "named bundle of defaults for embedding, variant, weights (and the "
                                           "contextual layer, pooling); options given explicitly win", values={
         "identifiers": "method names and other identifiers (the metric's purpose)",
         "sentences": "natural-language sentences"})
-    variant: Optional[str] = _option(None, "how precision and recall are read off the optimal transport",
+    variant: Optional[VariantName] = _option(None, "how precision and recall are read off the optimal transport",
                                      values=VARIANTS, preset=True)
-    backend: str = _option("static", "where token vectors come from", values=BACKENDS)
+    backend: BackendName = _option("static", "where token vectors come from", values=BACKENDS)
     embedding: Optional[str] = _option(None, "static embedding: a name or a file path", group="static", preset=True,
                                        values=NAMED_EMBEDDINGS,
                                        accepts="or a path to .npz, word2vec/GloVe text, word2vec binary, fastText .bin")
-    embedding_format: str = _option("auto", "format of an embedding file (auto: by its extension)", group="static",
+    embedding_format: EmbeddingFormatName = _option("auto", "format of an embedding file (auto: by its extension)", group="static",
                                     values=dict.fromkeys(EMBEDDING_FORMATS, ""))
     allow_pickle: bool = _option(False, "allow gensim pickles (.model/.kv) as embedding files; they can run code",
                                  group="static")
-    tokenizer: str = _option("identifier", "how texts become tokens",
+    tokenizer: TokenizerName = _option("identifier", "how texts become tokens",
                              values={name: tokenizer.meaning for name, tokenizer in TOKENIZERS.items()})
-    oov: str = _option("auto", "static: tokens without a vector", group="static", values=OOV_POLICIES)
-    weights: Optional[str] = _option(None, "token masses", preset=True, values=WEIGHTS)
+    oov: OovPolicyName = _option("auto", "static: tokens without a vector", group="static", values=OOV_POLICIES)
+    weights: Optional[WeightsName] = _option(None, "token masses", preset=True, values=WEIGHTS)
     clip_negative: bool = _option(True, "clip negative cosines to 0 (keeps scores in [0, 1])")
     num_threads: Optional[int] = _option(None, "threads for the transport step (default: every available core); "
                                                "scores do not depend on it", signature=False)
@@ -113,11 +119,11 @@ class Options:
                                                      "Hugging Face cache (nothing is downloaded)")
     layer: Optional[Union[int, str]] = _option(None, "contextual: hidden layer (-1: the last; 0: embeddings; "
                                                      "'4,5,6': their mean)", group="contextual", preset=True)
-    pooling: Optional[str] = _option(None, "contextual: token units", group="contextual", preset=True,
+    pooling: Optional[PoolingName] = _option(None, "contextual: token units", group="contextual", preset=True,
                                      values=POOLINGS)
     device: str = _option("auto", "contextual: auto (CUDA when present), cpu, cuda, cuda:N or mps",
                           group="contextual")
-    dtype: str = _option("float32", "contextual: weights and activations", group="contextual",
+    dtype: DtypeName = _option("float32", "contextual: weights and activations", group="contextual",
                          values=dict.fromkeys(DTYPES, ""))
     batch_size: int = _option(64, "contextual: windows per forward pass; moves float32 scores by at most 1e-6 (the "
                                   "BLAS picks kernels by batch shape), so it is not in the signature",
@@ -128,7 +134,7 @@ class Options:
                                     group="contextual")
     trust_remote_code: bool = _option(False, "contextual: let transformers run code shipped with the model",
                                       group="contextual")
-    runtime: str = _option("torch", "contextual: what runs the encoder", group="contextual", values=RUNTIMES)
+    runtime: RuntimeName = _option("torch", "contextual: what runs the encoder", group="contextual", values=RUNTIMES)
 
     def validate(self) -> "Options":
         """The resolved options, every value checked: options marked ``preset`` that were not given
@@ -214,25 +220,62 @@ def _parse_int_or_text(text: str) -> Union[int, str]:
 
 
 class _Kind(NamedTuple):
+    spelling: str  # the type as ``OptionInfo.type`` spells it: "str", "Optional[int]", ...
     label: str  # the type as the docs show it
     parse: Callable[[str], Any]  # command-line text -> value; a ValueError's message says what was expected
 
 
-#: What each field type means, by the type as written on the field: the one table of it (labels in the
-#: docs, and how text becomes a value).
-_KINDS: Dict[str, _Kind] = {
-    "str": _Kind("str", str), "Optional[str]": _Kind("str", str), "bool": _Kind("bool", _parse_flag),
-    "int": _Kind("int", _parse_int), "Optional[int]": _Kind("int or None", _parse_int),
-    "float": _Kind("float", _parse_float),
-    "Optional[Union[int, str]]": _Kind("int, str or None", _parse_int_or_text),
+#: What each field type means, by the type itself (its value type, and whether it may be None): the one table
+#: of it (its spelling, its label in the docs, how text becomes a value). A ``Literal`` is the type of its values.
+_KINDS: Dict[Tuple[Any, bool], _Kind] = {
+    (str, False): _Kind("str", "str", str), (str, True): _Kind("Optional[str]", "str", str),
+    (bool, False): _Kind("bool", "bool", _parse_flag),
+    (int, False): _Kind("int", "int", _parse_int), (int, True): _Kind("Optional[int]", "int or None", _parse_int),
+    (float, False): _Kind("float", "float", _parse_float),
+    ((int, str), True): _Kind("Optional[Union[int, str]]", "int, str or None", _parse_int_or_text),
 }
+_BY_SPELLING = {kind.spelling: kind for kind in _KINDS.values()}
+
+
+def _value_type(annotation: Any) -> Any:
+    """``Literal["a", "b"]`` -> ``str``, the type of its values; any other type as it is."""
+    if get_origin(annotation) is not Literal:
+        return annotation
+    kinds = {type(value) for value in get_args(annotation)}
+    if len(kinds) != 1:
+        raise TypeError(f"an option's Literal must hold values of one type, got {annotation!r}")
+    return kinds.pop()
+
+
+def _kind(annotation: Any) -> _Kind:
+    """The kind of a field of this type, read from the type itself (``typing.get_origin``/``get_args``), not from
+    how it is written: ``Optional[X]``, ``Union[X, None]`` and ``X | None`` are ``X`` that may be None."""
+    optional = False
+    if get_origin(annotation) in (Union, types.UnionType):
+        members = get_args(annotation)
+        optional = type(None) in members
+        rest = tuple(_value_type(m) for m in members if m is not type(None))
+        value = rest[0] if len(rest) == 1 else rest
+    else:
+        value = _value_type(annotation)
+    try:
+        return _KINDS[(value, optional)]
+    except (KeyError, TypeError):
+        raise TypeError(f"an option cannot be of type {annotation!r} (known: "
+                        f"{[kind.spelling for kind in _KINDS.values()]})") from None
+
+
+@lru_cache(maxsize=None)
+def _field_kinds(of: type) -> Dict[str, _Kind]:
+    """Each field's kind, from the class's resolved type hints (its annotations are strings in the module)."""
+    return {name: _kind(hint) for name, hint in get_type_hints(of).items()}
 
 
 class OptionInfo(NamedTuple):
     """The description of one option, read from the metadata of its :class:`Options` field."""
 
     name: str
-    type: str  # "str", "bool", "int", "Optional[int]", ...
+    type: str  # the field's type as _KINDS spells it ("str", "bool", "Optional[int]", ...), whatever its annotation
     default: Any
     help: str
     group: str
@@ -255,7 +298,7 @@ class OptionInfo(NamedTuple):
         [False]
         """
         try:
-            return _KINDS[self.type].parse(text)
+            return _BY_SPELLING[self.type].parse(text)
         except ValueError as exc:
             raise ValueError(f"{self.name} must be {exc}, got {text!r}") from None
 
@@ -304,10 +347,11 @@ def option_info(group: Optional[str] = None, of: type = Options) -> List[OptionI
     if of is Options and group is not None and group not in GROUPS:
         raise ValueError(f"group must be one of {list(GROUPS)}, got {group!r}")
     out = []
+    kinds = _field_kinds(of)
     for f in fields(of):
         meta = f.metadata
         if group is None or meta["group"] == group:
-            out.append(OptionInfo(f.name, str(f.type), f.default if f.default is not MISSING else None, meta["help"],
+            out.append(OptionInfo(f.name, kinds[f.name].spelling, f.default if f.default is not MISSING else None, meta["help"],
                                   meta["group"], dict(meta["values"]), meta["accepts"], meta["signature"],
                                   meta["preset"]))
     return out
@@ -369,7 +413,7 @@ _check_declared_choices()
 
 
 def _type_label(info: OptionInfo) -> str:
-    return _KINDS[info.type].label if info.type in _KINDS else info.type
+    return _BY_SPELLING[info.type].label
 
 
 def markdown_table(groups: Sequence[str] = GROUPS) -> str:

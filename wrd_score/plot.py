@@ -21,7 +21,7 @@ import numpy as np
 
 from .deps import require
 from .files import atomic_write
-from .metric import WRDScorer, check_texts
+from .scorer import WRDScorer, check_texts
 from .scoring import PairDetail
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; matplotlib is optional

@@ -241,11 +241,11 @@ def compute_baseline(scorer: Any, corpus: str, n_pairs: int = 2000, seed: int = 
     n_pairs = check_pairs(n_pairs)
     texts = read_corpus(corpus, columns)
     preds, refs = random_pairs(texts, n_pairs, seed)
-    result = scorer.score(preds, refs)
-    key = baseline_key(result["signature"])
+    result = scorer.scores(preds, refs)
+    key = result.signature.key()
     entry: Dict[str, Any] = {}
     for name in FIELDS:
-        values = np.asarray(result[name], dtype=np.float64)
+        values = np.asarray(getattr(result, name), dtype=np.float64)
         entry[name] = round(float(values.mean()), 6)
         entry[name + "_sem"] = round(float(values.std(ddof=1) / np.sqrt(len(values))), 6)
     entry.update({
@@ -255,7 +255,7 @@ def compute_baseline(scorer: Any, corpus: str, n_pairs: int = 2000, seed: int = 
         "corpus_sha256": file_sha256(os.fspath(corpus)),
         "corpus_distinct_texts": len(texts),
         "columns": list(columns) if columns else None,
-        "signature": result["signature"],
+        "signature": str(result.signature),
         "wrdscore_version": __version__,
         "command": command,
         "date": _dt.date.today().isoformat(),

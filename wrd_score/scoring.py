@@ -2,26 +2,23 @@
 
 Orientation everywhere: rows are prediction tokens, columns are reference tokens.
 
-Variants (which one a call uses comes from its preset when not given: ``wrd`` in every bundle of
-:data:`wrd_score.options.PRESETS`):
-    ``paper`` (equations 4-5 of Mussabayev's paper; the first default):
-        P = mean over prediction tokens j of  sum_i F_ji cos_ji / sum_i F_ji
-        R = mean over reference tokens i of   sum_j F_ji cos_ji / sum_j F_ji
-    ``wrd`` (the author's later release):
-        R = sum_ij F_ij cos_ij  (= 1 - WRD),   P = sum_j m_j max_i cos_ji  (greedy, not transport)
-F1 is the harmonic mean, 0 when P = R = 0.  Tokens with zero mass take no part in a mean; a side
-whose masses are all zero falls back to uniform masses.
+How P and R are read off a plan (the variants ``paper`` and ``wrd``) is defined once, beside ``VARIANTS``
+(:func:`wrd_score.transport.variants.plan_prf`: the batch kernel compiles it in, the POT path here calls it
+through :func:`prf_from_plan`); which variant a call uses comes from its preset when not given (``wrd`` in every
+bundle of :data:`wrd_score.options.PRESETS`).  Here: scoring a call's pairs (the batch kernel, re-scoring on
+POT's path the pairs it declines), F1 (the harmonic mean, 0 when P = R = 0), the empty-text rule, the cosine
+matrix, the best reference.  A side whose masses are all zero falls back to uniform masses.
 """
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Sequence, Tuple
 
 import numpy as np
 
 from . import transport
 from .backends.base import Encoded, FlatSpans
 from .tokenize import normal_form
-from .transport import VARIANTS, emd_plan
+from .transport import VARIANTS, VariantName, cosine_range, emd_plan, prf_from_plan
 from .weights import normalise
 
 __all__ = ["VARIANTS", "cosine_range", "empty_pair_score", "empty_text_key", "best_of", "cosine_matrix", "prf_from_plan", "f1_score", "PairDetail", "pair_detail", "pair_scores",
@@ -117,56 +114,6 @@ def cosine_matrix(enc: Encoded, rows_p: np.ndarray, rows_r: np.ndarray, clip: bo
     return cos
 
 
-def prf_from_plan(cos: np.ndarray, flow: np.ndarray, mass_p: np.ndarray, variant: str,
-                  count_p: Optional[np.ndarray] = None, count_r: Optional[np.ndarray] = None) -> Tuple[float, float]:
-    """Precision and recall of one pair from its cosine matrix and optimal flow.
-
-    ``count_p``/``count_r``: how many tokens each row/column stands for when duplicate tokens were
-    merged into one transport node (see :func:`_merge_nodes`); the ``paper`` means then count every
-    token, as on the unmerged problem.  Default: one token per row/column.
-
-    A hand-checkable case: one prediction token split over two reference tokens.
-
-    >>> cos = np.array([[1.0, 0.5]])
-    >>> flow = np.array([[0.5, 0.5]])
-    >>> prf_from_plan(cos, flow, np.array([1.0]), "paper")
-    (0.75, 0.75)
-    """
-    weighted = flow * cos
-    if variant == "paper":
-        row_mass = flow.sum(axis=1)
-        col_mass = flow.sum(axis=0)
-        rows = row_mass > 0
-        cols = col_mass > 0
-        precision = _count_mean(weighted.sum(axis=1)[rows] / row_mass[rows], count_p, rows)
-        recall = _count_mean(weighted.sum(axis=0)[cols] / col_mass[cols], count_r, cols)
-    elif variant == "wrd":
-        recall = float(weighted.sum())
-        precision = float(np.dot(mass_p, cos.max(axis=1)))
-    else:
-        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
-    return cosine_range(precision), cosine_range(recall)
-
-
-def cosine_range(value: float) -> float:
-    """A weighted mean of cosines, held to the cosine range: sums of products can overshoot it by
-    ulps (1.0000000000000002 for identical texts).  With clipped cosines the result is in [0, 1].
-
-    >>> cosine_range(1.0000000000000002), cosine_range(-1.5), cosine_range(0.25)
-    (1.0, -1.0, 0.25)
-    """
-    return min(max(value, -1.0), 1.0)
-
-
-def _count_mean(values: np.ndarray, counts: Optional[np.ndarray], keep: np.ndarray) -> float:
-    if not keep.any():
-        return 0.0
-    if counts is None:
-        return float(np.mean(values))
-    weights = np.asarray(counts, dtype=np.float64)[keep]
-    return float(np.dot(values, weights) / weights.sum()) if weights.sum() > 0 else 0.0
-
-
 class PairDetail:
     """Everything about one scored pair: tokens, cosines, masses, flow, P/R/F1 (for the app and plots)."""
 
@@ -240,7 +187,7 @@ def _tokens_repr(tokens: Sequence[str], head: int = 4, tail: int = 2) -> str:
 
 
 def pair_detail(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span_r: np.ndarray,
-                masses: np.ndarray, variant: str, clip: bool, compiled: bool = False) -> PairDetail:
+                masses: np.ndarray, variant: VariantName, clip: bool, compiled: bool = False) -> PairDetail:
     """Score one pair, keeping the per-token matrices (for the app and plots).
 
     P/R are :func:`pair_scores`'s; the flow shown is its merged optimal plan split back over
@@ -275,7 +222,7 @@ def pair_detail(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span
 
 
 def pair_scores(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span_r: np.ndarray,
-                masses: np.ndarray, variant: str, clip: bool) -> Tuple[float, float]:
+                masses: np.ndarray, variant: VariantName, clip: bool) -> Tuple[float, float]:
     """P and R of one pair on the POT reference path, without any per-token ``m x n`` matrix.
 
     Memory and time depend on the number of transport nodes (distinct tokens), not on the length
@@ -321,7 +268,7 @@ def _merge_nodes(span: np.ndarray, other: np.ndarray, exact_only: np.ndarray, ma
     return span[first[order]], group, node_mass, count
 
 
-def _solve_merged(enc: Encoded, span_p, span_r, mass_p, mass_r, variant: str, clip: bool):
+def _solve_merged(enc: Encoded, span_p, span_r, mass_p, mass_r, variant: VariantName, clip: bool):
     rep_p, group_p, node_p, count_p = _merge_nodes(span_p, span_r, enc.exact_only, mass_p)
     rep_r, group_r, node_r, count_r = _merge_nodes(span_r, span_p, enc.exact_only, mass_r)
     cos = cosine_matrix(enc, rep_p, rep_r, clip)
@@ -343,7 +290,7 @@ def _identity_flow(span_p, span_r, mass_p, mass_r):
 
 
 def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: np.ndarray,
-                variant: str, clip: bool, num_threads: int = 1, distinct: bool = False) -> Tuple[np.ndarray, np.ndarray]:
+                variant: VariantName, clip: bool, num_threads: int = 1, distinct: bool = False) -> Tuple[np.ndarray, np.ndarray]:
     """Precision and recall for every ``(prediction_text_index, reference_text_index)`` row of ``pairs``.
 
     Equal to calling :func:`pair_scores` (the POT reference) on every pair, within 1e-9 (checked
@@ -413,7 +360,7 @@ def _flatten_texts(spans: Sequence[np.ndarray], masses: np.ndarray) -> Tuple[np.
 
 
 def _score_pairs_reference(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: np.ndarray,
-                           variant: str, clip: bool) -> Tuple[np.ndarray, np.ndarray]:
+                           variant: VariantName, clip: bool) -> Tuple[np.ndarray, np.ndarray]:
     """One :func:`pair_scores` (POT) per pair: the reference, and the path without numba."""
     precision = np.empty(len(pairs))
     recall = np.empty(len(pairs))

@@ -26,7 +26,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .metric import reference_lists, result_dict
+from .scorer import reference_lists, result_dict
 from .weights import shared_idf
 
 __all__ = ["PairScore", "iter_chunks", "iter_scores", "score_chunked"]

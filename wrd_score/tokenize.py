@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Literal, NamedTuple, Optional, Sequence, Tuple
 
-__all__ = ["split_identifier", "split_words", "get_tokenizer", "Tokenizer", "TOKENIZERS", "normal_form", "normalise_with_offsets",
+__all__ = ["split_identifier", "split_words", "get_tokenizer", "Tokenizer", "TOKENIZERS", "TokenizerName", "normal_form", "normalise_with_offsets",
            "unit_spans", "tokenize_many", "tokenize_separated", "SEPARATOR"]
 
 _CHUNK = re.compile(r"[^\W_]+")  # ASCII text: maximal letter/digit runs (_, -, ., spaces and symbols split)
@@ -151,7 +151,7 @@ def normalise_with_offsets(text: str) -> Tuple[str, Optional[Tuple[List[int], Li
     return out, (starts, ends)
 
 
-def unit_spans(text: str, tokenizer: str) -> List[Tuple[str, int, int]]:
+def unit_spans(text: str, tokenizer: TokenizerName) -> List[Tuple[str, int, int]]:
     """``(unit, start, end)`` for each unit of ``tokenizer``, with offsets into the original text.
 
     The units are those :func:`get_tokenizer` gives; the contextual backend pools word pieces onto them.
@@ -303,7 +303,7 @@ def _ascii_parts(joined: str, tokenizer: str) -> str:
     return joined.translate(_ASCII_WORD_OR_NUL)
 
 
-def tokenize_many(texts: Sequence[str], tokenizer: str) -> List[List[str]]:
+def tokenize_many(texts: Sequence[str], tokenizer: TokenizerName) -> List[List[str]]:
     """``[get_tokenizer(tokenizer)(text) for text in texts]``, faster on many short texts.
 
     The ASCII texts (without NUL) are joined by NUL and split by one pass of the ASCII rule, which
@@ -326,7 +326,7 @@ def tokenize_many(texts: Sequence[str], tokenizer: str) -> List[List[str]]:
     return out
 
 
-def tokenize_separated(texts: Sequence[str], tokenizer: str) -> List[str]:
+def tokenize_separated(texts: Sequence[str], tokenizer: TokenizerName) -> List[str]:
     """The tokens of :func:`tokenize_many` in one list, :data:`SEPARATOR` between two texts'.
 
     Each run of ASCII texts is one ``split()`` of the fast path's parts: no list per text, which at
@@ -362,9 +362,11 @@ TOKENIZERS: Dict[str, Tokenizer] = {
     "identifier": Tokenizer(split_identifier, "words, split further at camelCase, snake_case and digits"),
     "words": Tokenizer(split_words, "lowercase words (letters, digits and their marks; one token per Han character)"),
 }
+#: A value of ``tokenizer=`` (the keys of :data:`TOKENIZERS`).
+TokenizerName = Literal["identifier", "words"]
 
 
-def get_tokenizer(name: str) -> Callable[[str], List[str]]:
+def get_tokenizer(name: TokenizerName) -> Callable[[str], List[str]]:
     """Return the tokenizer called ``name`` (one of :data:`TOKENIZERS`)."""
     if not isinstance(name, str) or name not in TOKENIZERS:
         raise ValueError(

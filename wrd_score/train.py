@@ -31,11 +31,12 @@ import math
 import os
 from collections import Counter
 from dataclasses import dataclass, fields, replace
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, Iterator, List, Literal, Optional, Sequence, Union
 
 import numpy as np
 
-from .embeddings import MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, StaticEmbedding, check_storable, file_sha256
+from .embeddings import (MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, EmbeddingFormatName, StaticEmbedding, check_storable,
+                         file_sha256)
 from .files import check_output, open_input
 from .options import option_field
 from .tokenize import split_identifier
@@ -63,6 +64,12 @@ SVD_WEIGHTINGS = {
 ARCHITECTURES = {"cbow": "", "skipgram": ""}
 #: The precisions an embedding file stores (``dtype=`` of train and convert).
 STORED_DTYPES = {"float16": "halves the file", "float32": ""}
+#: Values of ``method=``, ``corpus_format=``, ``svd_weighting=``, ``architecture=``, ``dtype=`` (the keys above).
+MethodName = Literal["word2vec", "fasttext", "svd"]
+CorpusFormatName = Literal["tokens", "identifiers"]
+SvdWeightingName = Literal["count", "log", "ppmi"]
+ArchitectureName = Literal["cbow", "skipgram"]
+StoredDtypeName = Literal["float16", "float32"]
 
 PathList = Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]]
 
@@ -87,7 +94,7 @@ class Corpus:
     >>> os.unlink(tmp.name)
     """
 
-    def __init__(self, paths: PathList, corpus_format: str = "tokens", fraction: float = 1.0) -> None:
+    def __init__(self, paths: PathList, corpus_format: CorpusFormatName = "tokens", fraction: float = 1.0) -> None:
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         if not isinstance(paths, Sequence) or not paths:
@@ -192,24 +199,24 @@ class TrainOptions:
     (:func:`wrd_score.options.option_info` with ``of=TrainOptions``), as the metric's flags are from
     :class:`~wrd_score.Options`.  :meth:`validate` checks them all before a corpus is read."""
 
-    method: str = option_field("fasttext", "training method", values=METHODS)
-    corpus_format: str = option_field("tokens", "how a corpus line becomes tokens", values=CORPUS_FORMATS)
+    method: MethodName = option_field("fasttext", "training method", values=METHODS)
+    corpus_format: CorpusFormatName = option_field("tokens", "how a corpus line becomes tokens", values=CORPUS_FORMATS)
     dim: Optional[int] = option_field(None, "vector size (None: 100; svd: 50, the paper's)")
     window: Optional[int] = option_field(None, "context window (None: word2vec 2, the paper's best; fastText 5, "
                                                "best on IdBench); svd counts co-occurrence in the whole line")
     epochs: int = option_field(5, "training epochs (word2vec, fastText)")
     min_count: int = option_field(5, "tokens rarer than this get no vector (fastText still covers them by n-grams)")
-    architecture: str = option_field("cbow", "word2vec/fastText architecture", values=ARCHITECTURES)
+    architecture: ArchitectureName = option_field("cbow", "word2vec/fastText architecture", values=ARCHITECTURES)
     negative: int = option_field(5, "negative samples (word2vec, fastText)")
     sample: float = option_field(1e-3, "down-sampling threshold of frequent tokens (word2vec, fastText)")
     min_n: int = option_field(2, "fastText: shortest character n-gram (2: short abbreviations such as ln)")
     max_n: int = option_field(5, "fastText: longest character n-gram")
     bucket: int = option_field(50_000, "fastText: n-gram hash rows (they dominate the file size)")
-    svd_weighting: str = option_field("count", "svd: what the co-occurrence matrix holds", values=SVD_WEIGHTINGS)
+    svd_weighting: SvdWeightingName = option_field("count", "svd: what the co-occurrence matrix holds", values=SVD_WEIGHTINGS)
     fraction: float = option_field(1.0, "train on this evenly spread share of the lines (screening runs)")
     seed: int = option_field(0, "random seed (with workers=1 the same corpus, settings and seed give the same vectors)")
     workers: int = option_field(1, "training threads; >1 is faster but not reproducible run to run")
-    dtype: str = option_field("float16", "stored precision", values=STORED_DTYPES)
+    dtype: StoredDtypeName = option_field("float16", "stored precision", values=STORED_DTYPES)
     name: Optional[str] = option_field(None, "name recorded in signatures (None: the output file's stem, else "
                                              "METHOD-custom)")
 
@@ -421,8 +428,8 @@ def _train_svd(docs: Corpus, dim: int, min_count: int, weighting: str, seed: int
     return vocab, embedding
 
 
-def convert(source: Union[str, os.PathLike], output: Union[str, os.PathLike], *, format: str = "auto",
-            allow_pickle: bool = False, dtype: str = "float16", command: Optional[str] = None) -> StaticEmbedding:
+def convert(source: Union[str, os.PathLike], output: Union[str, os.PathLike], *, format: EmbeddingFormatName = "auto",
+            allow_pickle: bool = False, dtype: StoredDtypeName = "float16", command: Optional[str] = None) -> StaticEmbedding:
     """Convert any loadable embedding (word2vec/GloVe text, word2vec binary, fastText ``.bin``,
     gensim pickles with ``allow_pickle=True``) to the safe ``.npz`` format."""
     output = check_embedding_output(output, [("source", source)])

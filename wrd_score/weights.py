@@ -19,13 +19,13 @@ import math
 import weakref
 from collections import Counter
 from itertools import repeat
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .signature import pinned
 
-__all__ = ["WEIGHTS", "IDF_WEIGHTS", "CORPUS_IDF_WEIGHTS", "uses_idf", "uses_corpus_idf", "document_frequencies",
+__all__ = ["WEIGHTS", "WeightsName", "IDF_WEIGHTS", "CORPUS_IDF_WEIGHTS", "uses_idf", "uses_corpus_idf", "document_frequencies",
            "fit_idf", "corpus_idf", "shared_idf", "IDFTable", "token_masses", "normalise", "table_digest"]
 
 WEIGHTS = {
@@ -37,13 +37,15 @@ WEIGHTS = {
     "norm*corpus-idf": "norm times corpus-idf",
     "uniform": "equal masses",
 }
+#: A value of ``weights=`` (the keys of :data:`WEIGHTS`).
+WeightsName = Literal["norm", "idf", "norm*idf", "corpus-idf", "norm*corpus-idf", "uniform"]
 #: The weights that need an IDF table fitted on the call's references (or given as ``idf=``).
 IDF_WEIGHTS = ("idf", "norm*idf")
 #: The weights whose IDF comes from the document-frequency table shipped in the embedding file.
 CORPUS_IDF_WEIGHTS = ("corpus-idf", "norm*corpus-idf")
 
 
-def uses_idf(scheme: str) -> bool:
+def uses_idf(scheme: WeightsName) -> bool:
     """Whether masses of this ``weights`` scheme need an IDF table: the one IDF policy's question.
 
     IDF is fit on the references of one call (or given), so scores with these weights depend on the
@@ -56,7 +58,7 @@ def uses_idf(scheme: str) -> bool:
     return scheme in IDF_WEIGHTS
 
 
-def uses_corpus_idf(scheme: str) -> bool:
+def uses_corpus_idf(scheme: WeightsName) -> bool:
     """Whether masses of this ``weights`` scheme read the embedding file's fixed document frequencies.
 
     Nothing is fitted for these, so chunked, sharded and distributed scoring need no table.
@@ -118,7 +120,7 @@ def _smoothed_idf(df: Mapping[str, int], n: int, source: str) -> IDFTable:
 _CORPUS_TABLES: "weakref.WeakKeyDictionary[Any, IDFTable]" = weakref.WeakKeyDictionary()
 
 
-def corpus_idf(embedding: Any, scheme: str = "corpus-idf") -> IDFTable:
+def corpus_idf(embedding: Any, scheme: WeightsName = "corpus-idf") -> IDFTable:
     """The smoothed IDF of the document frequencies an embedding file ships (``df_table``,
     ``df_documents`` of a :class:`~wrd_score.embeddings.StaticEmbedding`); the same for every call.
 
@@ -142,7 +144,7 @@ def corpus_idf(embedding: Any, scheme: str = "corpus-idf") -> IDFTable:
     return table
 
 
-def shared_idf(weights: str, idf: Any, references: Optional[Callable[[], Iterable[Sequence[Sequence[str]]]]],
+def shared_idf(weights: WeightsName, idf: Any, references: Optional[Callable[[], Iterable[Sequence[Sequence[str]]]]],
                tokenize: Optional[Callable[[str], Sequence[str]]] = None, *, given: str = "idf=",
                part: str = "part") -> Optional[IDFTable]:
     """The one IDF table of a run, shared by every part it is scored in (the IDF policy's one rule).
@@ -217,7 +219,7 @@ def table_digest(weights: Mapping[str, float]) -> str:
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def token_masses(norms: np.ndarray, tokens: Sequence[str], scheme: str, idf: Optional[IDFTable],
+def token_masses(norms: np.ndarray, tokens: Sequence[str], scheme: WeightsName, idf: Optional[IDFTable],
                  vocabulary: Optional[Tuple[Sequence[str], np.ndarray]] = None) -> np.ndarray:
     """Unnormalised mass of every row of an :class:`~wrd_score.backends.base.Encoded` table.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from wrd_score.metrics import metric_names
-from wrd_score.validate import all_metrics
+from wrd_score.validation import all_metrics
 
 
 def _registered():

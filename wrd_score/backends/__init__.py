@@ -1,4 +1,6 @@
 """Embedding backends: static vectors and (see ``contextual``) transformer encoders."""
+from typing import Literal
+
 from .base import Backend, Encoded
 from .static import StaticBackend
 from .contextual import ContextualBackend  # cheap: torch/transformers are imported on first use
@@ -8,5 +10,7 @@ BACKENDS = {
     "static": "a static embedding file (no torch needed)",
     "contextual": "a transformer encoder (torch + transformers; MiniLM unless model= is given)",
 }
+#: A value of ``backend=`` (the keys of :data:`BACKENDS`).
+BackendName = Literal["static", "contextual"]
 
-__all__ = ["BACKENDS", "Backend", "Encoded", "StaticBackend", "ContextualBackend"]
+__all__ = ["BACKENDS", "BackendName", "Backend", "Encoded", "StaticBackend", "ContextualBackend"]

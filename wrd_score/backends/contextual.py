@@ -24,12 +24,12 @@ import os
 import re
 import threading
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from ..deps import require
-from ..tokenize import TOKENIZERS, unit_spans
+from ..tokenize import TOKENIZERS, TokenizerName, unit_spans
 from .base import Encoded
 
 __all__ = [
@@ -41,6 +41,9 @@ __all__ = [
     "DTYPES",
     "RUNTIMES",
     "SCORE_TOLERANCE",
+    "PoolingName",
+    "DtypeName",
+    "RuntimeName",
     "parse_layers",
     "quiet_transformers",
     "resolve_model_path",
@@ -61,6 +64,10 @@ POOLINGS = {
     "wordpiece": "the model's word pieces (as BERTScore)",
 }
 DTYPES = ("float32", "float16", "bfloat16")
+#: Values of ``pooling=``, ``dtype=``, ``runtime=`` (:data:`POOLINGS`, :data:`DTYPES`, :data:`RUNTIMES`).
+PoolingName = Literal["tokenizer", "wordpiece"]
+DtypeName = Literal["float32", "float16", "bfloat16"]
+RuntimeName = Literal["torch", "onnx"]
 #: What runs the encoder (``runtime=``): value -> meaning. The ONNX export is cached under
 #: :func:`onnx_cache_dir`; its scores are within 1e-5 of torch's, not the same bits.
 RUNTIMES = {
@@ -549,10 +556,11 @@ class ContextualBackend:
 
     kind = "contextual"
 
-    def __init__(self, model: str = DEFAULT_MODEL, layer: Any = None, pooling: str = "tokenizer",
-                 tokenizer: str = "identifier", device: str = "auto", dtype: str = "float32",
+    def __init__(self, model: str = DEFAULT_MODEL, layer: Any = None, pooling: PoolingName = "tokenizer",
+                 tokenizer: TokenizerName = "identifier", device: str = "auto", dtype: DtypeName = "float32",
                  batch_size: int = 64, max_length: Optional[int] = None, stride: Optional[int] = None,
-                 trust_remote_code: bool = False, progress: Optional[bool] = None, runtime: str = "torch") -> None:
+                 trust_remote_code: bool = False, progress: Optional[bool] = None,
+                 runtime: RuntimeName = "torch") -> None:
         validate_contextual_options(model=model, layer=layer, pooling=pooling, device=device, dtype=dtype,
                                     batch_size=batch_size, max_length=max_length, stride=stride,
                                     trust_remote_code=trust_remote_code, runtime=runtime)

@@ -8,16 +8,16 @@ from __future__ import annotations
 import re
 import warnings
 from itertools import chain, repeat
-from typing import Dict, Iterable, List, Sequence
+from typing import Dict, Iterable, List, Literal, Sequence
 
 import numpy as np
 
 from ..embeddings import StaticEmbedding, table_unit_rows, unit_rows
 from ..signature import pinned
-from ..tokenize import SEPARATOR, get_tokenizer, tokenize_many, tokenize_separated
+from ..tokenize import SEPARATOR, TokenizerName, get_tokenizer, tokenize_many, tokenize_separated
 from .base import Encoded, FlatSpans, first_appearance_rows
 
-__all__ = ["StaticBackend", "OOV_POLICIES", "NoVectorWarning"]
+__all__ = ["StaticBackend", "OOV_POLICIES", "OovPolicyName", "NoVectorWarning"]
 
 #: What happens to tokens without a vector (``oov=``): policy -> meaning.
 OOV_POLICIES = {
@@ -25,6 +25,8 @@ OOV_POLICIES = {
     "exact": "they match only an identical token (mean mass)",
     "drop": "leave them out",
 }
+#: A value of ``oov=`` (the keys of :data:`OOV_POLICIES`).
+OovPolicyName = Literal["auto", "exact", "drop"]
 
 
 class NoVectorWarning(UserWarning):
@@ -58,7 +60,8 @@ class StaticBackend:
 
     kind = "static"
 
-    def __init__(self, embedding: StaticEmbedding, tokenizer: str = "identifier", oov: str = "auto") -> None:
+    def __init__(self, embedding: StaticEmbedding, tokenizer: TokenizerName = "identifier",
+                 oov: OovPolicyName = "auto") -> None:
         if oov not in OOV_POLICIES:
             raise ValueError(f"oov must be one of {list(OOV_POLICIES)}, got {oov!r}")
         self.embedding = embedding

@@ -6,7 +6,7 @@ import os
 import sys
 
 from ..files import check_output
-from ..metric import WRDScorer
+from ..scorer import WRDScorer
 from ..rescale import baseline_files, check_pairs, compute_baseline, save_baseline, shipped_baseline_path
 from .common import add_metric_arguments, options_from_args
 

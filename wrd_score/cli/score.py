@@ -18,9 +18,8 @@ from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 from tqdm import tqdm  # not tqdm.auto: this is a terminal tool
 
 from ..files import STDIN, Pair, atomic_write, check_output, write_json
-from ..metric import WRDScorer
+from ..scorer import WRDScorer
 from ..shards import write_shard
-from ..signature import Signature
 from ..stats import (MIN_RESAMPLES, check_resamples, format_p_value, paired_system_test,  # scipy: when they run
                      system_confidence)
 from ..stream import iter_chunks
@@ -247,9 +246,9 @@ def run(args: argparse.Namespace) -> int:
         if args.output:
             print(note)
         return 0
-    signature = scorer.signature(idf)
+    signature = scorer.signature_fields(idf)
     if args.confidence:
-        signature = Signature.parse(signature).with_fields(ci=_resampling(args.confidence_n, args.seed))
+        signature = signature.with_fields(ci=_resampling(args.confidence_n, args.seed))
 
     several = len(args.references) > 1
     keep = args.json or args.confidence
@@ -317,7 +316,7 @@ def _run_paired(args: argparse.Namespace) -> int:
     if args.output:
         check_output(args.output, _input_files(args, baseline.are_files))
     scorer, idf = _scorer_and_idf(args, _pairs(args, baseline, systems[0]))
-    signature = Signature.parse(scorer.signature(idf)).with_fields(
+    signature = scorer.signature_fields(idf).with_fields(
         ci=_resampling(args.confidence_n, args.seed), paired=_resampling(n_paired, args.seed, method))
 
     f1s: List[array] = []

@@ -6,7 +6,7 @@ import os
 import sys
 
 from ..stats import MIN_RESAMPLES, check_resamples
-from ..validate import DEFAULT_METRICS, ConstantHumanError, _stem, all_metrics, validate
+from ..validation import DEFAULT_METRICS, ConstantHumanError, _stem, all_metrics, validate
 from .common import add_metric_arguments, options_from_args
 
 

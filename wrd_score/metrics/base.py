@@ -2,7 +2,7 @@
 
 A metric is configured once (its options are checked in ``__init__``) and then scores any number of
 ``(predictions, references)`` calls.  References follow the library's one reading
-(:func:`wrd_score.metric.reference_lists`): a string or a list of strings per prediction; with
+(:func:`wrd_score.scorer.reference_lists`): a string or a list of strings per prediction; with
 several, the reference with the best score counts (:func:`wrd_score.scoring.best_of`).
 Metrics are found by name in a registry (:func:`get_metric`), which replaces dispatch by name
 chains in the validation harness, the comparison table and the app.
@@ -22,7 +22,7 @@ import numpy as np
 
 from ..scoring import best_of
 from ..tokenize import split_identifier
-from .embedding import BACKEND_OPTIONS, inputs
+from .backend_idf import BACKEND_OPTIONS, inputs
 from ..signature import Signature
 
 __all__ = ["MetricResult", "Metric", "register", "get_metric", "metric_names", "metric_options", "References",

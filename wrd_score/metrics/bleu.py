@@ -14,7 +14,7 @@ from ..deps import require
 from ..signature import Signature
 from ..tokenize import split_identifier
 from .base import Metric, MetricResult, References, check_bool, register
-from .embedding import inputs
+from .backend_idf import inputs
 
 __all__ = ["BLEU", "bleu", "corpus_bleu"]
 

@@ -7,7 +7,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 from ..deps import require
 from ..options import option_info
 from .base import References, get_metric, metric_factory, metric_names
-from .embedding import BACKEND_OPTIONS, inputs
+from .backend_idf import BACKEND_OPTIONS, inputs
 
 __all__ = ["compare", "COMPARED", "split_options"]
 

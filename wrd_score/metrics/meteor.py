@@ -25,7 +25,7 @@ from ..deps import install_hint, require
 from ..signature import Signature
 from ..tokenize import split_identifier, split_words
 from .base import Metric, MetricResult, References, check_bool, pick_best, register
-from .embedding import inputs
+from .backend_idf import inputs
 
 __all__ = ["Meteor", "meteor", "wordnet_folder"]
 

@@ -11,7 +11,7 @@ from ..scoring import cosine_matrix, empty_pair_score
 from ..signature import Signature
 from ..transport import emd_plan
 from .base import Metric, MetricResult, References, column_name, pick_best, register
-from .embedding import backend_for, encode, idf_weights, special_mask, text_pairs
+from .backend_idf import backend_for, encode, idf_weights, special_mask, text_pairs
 
 __all__ = ["MoverScore", "moverscore", "MOVERSCORE_FORMS"]
 

@@ -8,7 +8,7 @@ from ..scoring import empty_pair_score
 from ..signature import Signature
 from ..tokenize import split_identifier
 from .base import Metric, MetricResult, References, check_bool, register
-from .embedding import inputs
+from .backend_idf import inputs
 
 __all__ = ["ROUGE_TYPES", "Rouge", "rouge"]
 

@@ -19,7 +19,7 @@ from ..backends.contextual import model_fingerprint, model_name, quiet_transform
 from ..deps import require
 from ..signature import Signature
 from .base import Metric, MetricResult, References, pick_best, register
-from .embedding import text_pairs
+from .backend_idf import text_pairs
 
 __all__ = ["SentenceCosine", "sentence_cosine"]
 

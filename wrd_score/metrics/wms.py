@@ -27,7 +27,7 @@ from ..deps import require
 from ..signature import Signature
 from ..transport import emd_plan
 from .base import Metric, MetricResult, References, check_bool, pick_best, register
-from .embedding import backend_for, distinct_texts, encode, text_pairs
+from .backend_idf import backend_for, distinct_texts, encode, text_pairs
 
 __all__ = ["MoverSimilarity", "NODES", "split_sentences", "wms", "sms", "word_movers_distance"]
 

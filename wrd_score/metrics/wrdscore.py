@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Sequence
 
-from ..metric import WRDScorer
-from ..signature import Signature
+from ..scorer import WRDScorer
 from .base import Metric, MetricResult, References, register
 
 __all__ = ["WRDScoreMetric"]
@@ -25,9 +24,9 @@ class WRDScoreMetric(Metric):
         self.idf = idf
 
     def _score(self, predictions: Sequence[str], references: References) -> MetricResult:
-        out = self.scorer.score(predictions, references, idf=self.idf)
-        return MetricResult(self.name, out["f1"], out["best_reference"], Signature.parse(out["signature"]),
-                            precision=out["precision"], recall=out["recall"], f1=out["f1"])
+        out = self.scorer.scores(predictions, references, idf=self.idf)
+        return MetricResult(self.name, out.f1, out.best_reference, out.signature, precision=out.precision,
+                            recall=out.recall, f1=out.f1)
 
 
 register("wrdscore", WRDScoreMetric, "optimal transport between token embeddings (this library)")

@@ -1,4 +1,4 @@
-"""wrd_score.torchmetrics: two gloo processes on CPU give what one WRDScorer.score call gives."""
+"""wrd_score.integrations.torchmetrics: two gloo processes on CPU give what one WRDScorer.score call gives."""
 import json
 import os
 import signal
@@ -15,9 +15,9 @@ torch = pytest.importorskip("torch")
 
 import wrd_score  # noqa: E402
 from wrd_score import WRDScorer  # noqa: E402
-from wrd_score.torchmetrics import WRDScore  # noqa: E402
+from wrd_score.integrations.torchmetrics import WRDScore  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 PREDS = ["getCount", "size", "isEmpty", "run", "", "toString", "hashCode", "close", "readLine", "getSize", "x"]
 REFS = [["get_count"], ["getSize", "length"], "empty", ["execute"], ["x"], "asString", ["hash"],
@@ -28,7 +28,7 @@ WORKER = textwrap.dedent("""
     import json, os, sys
     import torch.distributed as dist
     from wrd_score import WRDScorer
-    from wrd_score.torchmetrics import WRDScore
+    from wrd_score.integrations.torchmetrics import WRDScore
 
     # Imports take most of the time (torchmetrics imports transformers): pay them once, then fork
     # the second rank, before torch or numba start a thread.
@@ -187,7 +187,7 @@ def test_bootstrap_intervals_come_from_the_gathered_scores_not_from_bootstrapper
     assert gathered.low <= gathered.mean <= gathered.high
     with pytest.raises(TypeError):
         BootStrapper(WRDScore()).update(PREDS, REFS)
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "distributed.md").read_text(encoding="utf-8")
+    doc = (REPO / "docs" / "distributed.md").read_text(encoding="utf-8")
     assert "BootStrapper" in doc and "system_confidence(metric.compute()[\"f1\"]" in doc
 
 

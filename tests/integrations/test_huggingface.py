@@ -4,7 +4,7 @@ import pytest
 
 import wrd_score
 from wrd_score import WRDScorer, score_dataset, transformers_hook
-from wrd_score.hooks import WRDScoreComputeMetrics
+from wrd_score.integrations.huggingface import WRDScoreComputeMetrics
 
 WORDS = ["<pad>", "<s>", "</s>", "get", "count", "size", "is", "empty", "close", "run"]
 SPECIAL = {0, 1, 2}
@@ -77,7 +77,7 @@ def test_embedding_loaded_once(monkeypatch):
     def no_loading(*args, **kwargs):
         raise AssertionError("the embedding was loaded again during evaluation")
 
-    monkeypatch.setattr("wrd_score.metric.load_embedding", no_loading)
+    monkeypatch.setattr("wrd_score.scorer.load_embedding", no_loading)
     for _ in range(3):
         assert hook((PRED, LABELS))["wrdscore_f1"] > 0
 

@@ -1,4 +1,4 @@
-"""What BERTScore and MoverScore share (metrics/embedding.py): the backend, its encoding, the empty-text rule."""
+"""What BERTScore and MoverScore share (metrics/backend_idf.py): the backend, its encoding, the empty-text rule."""
 from __future__ import annotations
 
 import math

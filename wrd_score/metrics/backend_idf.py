@@ -10,7 +10,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple, Union
 
 import numpy as np
 
-from ..metric import WRDScorer, check_references, check_texts
+from ..scorer import WRDScorer, check_references, check_texts
 from ..options import option_info
 from ..weights import document_frequencies, user_idf
 

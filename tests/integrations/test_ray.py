@@ -1,4 +1,4 @@
-"""wrd_score.ray: a local Ray cluster with two workers gives what one WRDScorer.score call gives."""
+"""wrd_score.integrations.ray: a local Ray cluster with two workers gives what one WRDScorer.score call gives."""
 import os
 
 import pytest
@@ -7,7 +7,7 @@ ray = pytest.importorskip("ray")
 psutil = pytest.importorskip("psutil")
 
 import wrd_score  # noqa: E402
-from wrd_score.ray import map_scores, score  # noqa: E402
+from wrd_score.integrations.ray import map_scores, score  # noqa: E402
 
 PREDS = ["getCount", "size", "isEmpty", "run", "", "toString", "hashCode", "close", "readLine", "getSize", "x",
          "setName", "getName", "toList", "asMap", "isOpen", "write", "flush", "reset", "clearAll"]
@@ -114,5 +114,5 @@ def test_bad_rows_are_refused_by_name_not_with_a_ray_traceback(cluster, rows, er
     with pytest.raises(error, match=message) as info:
         score(ray.data.from_items(rows), num_actors=1)
     text = str(info.value)
-    assert text.startswith("wrd_score.ray: a batch of the dataset was refused:") and "\n" not in text
+    assert text.startswith("wrd_score.integrations.ray: a batch of the dataset was refused:") and "\n" not in text
     assert "columns 'prediction' and 'reference'" in text

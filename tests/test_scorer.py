@@ -210,3 +210,13 @@ def test_plain_string_references_score_as_one_item_lists(weights):
     plain = scorer.score(preds, refs)
     assert plain == scorer.score(preds, [[r] for r in refs])
     assert plain == scorer.score(preds, [[r] if i % 2 else r for i, r in enumerate(refs)])
+
+
+def test_scores_keep_the_signature_an_object_until_printed():
+    from wrd_score.signature import Signature
+
+    scorer = WRDScorer(rescale_with_baseline=True)
+    scores = scorer.scores(["getCount", "size"], [["get_count"], ["length", "size"]])
+    assert isinstance(scores.signature, Signature) and scores.signature == scorer.signature_fields()
+    assert scores.as_dict() == scorer.score(["getCount", "size"], [["get_count"], ["length", "size"]])
+    assert scores.as_dict()["signature"] == str(scores.signature) and "rescale" in scores.signature

@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 from wrd_score.cli import main
-from wrd_score.validate import (all_metrics, correlation_stats, paired_bootstrap, parse_metric, read_judgments,
+from wrd_score.validation import (all_metrics, correlation_stats, paired_bootstrap, parse_metric, read_judgments,
                                 validate)
 
 WORDS = ["get", "count", "size", "set", "value", "put", "number", "length", "remove", "delete", "add", "insert"]

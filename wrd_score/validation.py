@@ -1,0 +1,473 @@
+"""Validation against human judgments: ``wrdscore validate FILE.tsv [...]`` and :func:`validate`.
+
+Input files follow the ``shared/data`` format: UTF-8, tab-separated, one header line, quoting off,
+first columns ``id prediction reference human``, missing numbers ``nan``.
+
+For every metric the harness reports Pearson, Spearman and Kendall correlations with the human
+column, each with a 95% percentile-bootstrap confidence interval (rows resampled with
+``numpy.random.default_rng(seed)``), MSE and MAE against the human score mapped to [0, 1], and a
+paired bootstrap test of the reference WRDScore metric against every other metric: Δρ =
+``spearman(reference) - spearman(other)`` and its p-value with sacreBLEU's meaning (the probability
+that a difference this large arises by chance; two-sided, :func:`wrd_score.stats.paired_p_value`,
+the rule ``wrdscore score --paired-bs`` uses).  Rows whose human value is missing are dropped (and
+counted); so are rows where a metric's own value is missing (a numeric column with ``nan``).
+The statistics themselves are :func:`wrd_score.stats.correlation_stats` and
+:func:`wrd_score.stats.paired_bootstrap`.
+
+Metrics are given as specs ``NAME[:key=value,...]``:
+
+* ``wrdscore[:option=value,...]`` -- any :class:`wrd_score.Options` field (defaults: the command's
+  metric flags), plus ``field=f1|precision|recall`` and ``label=TEXT``;
+* any other metric registered in :mod:`wrd_score.metrics` (``bertscore``, ``moverscore``,
+  ``rouge1``/``rouge2``/``rougeL``/``rougeLsum``, ``bleu``, ``wms``, ``sms``, ``s+wms``, ``sbert``,
+  ``meteor``), with its keyword options (checked against what the metric takes) and ``field=``
+  as above; metrics that run on a WRDScore backend share the command's backend options;
+* ``column:NAME`` -- a numeric column of the file, shell-style patterns allowed
+  (``column:baseline_*`` expands to every IdBench baseline column).
+
+:func:`all_metrics` lists every registered metric once (``wrdscore validate --all-metrics``).
+
+With ``--group-by COLUMN`` every statistic is computed per group and a ``mean`` row averages them
+over groups (its paired test resamples within each group).
+"""
+from __future__ import annotations
+
+import fnmatch
+import math
+import os
+import sys
+from dataclasses import dataclass, field, fields
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .deps import require
+from .files import atomic_write, numeric_column, read_table
+from .scorer import Options, WRDScorer
+from .options import parse_option
+from .metrics import get_metric
+from .metrics import column_name, metric_names
+from .metrics.base import metric_factory, metric_options
+from .metrics.backend_idf import BACKEND_OPTIONS
+from .plot import plot_scatter as draw_scatter
+from .stream import score_chunked
+from .stats import CORRELATIONS, check_human_range, check_resamples, correlation_stats, paired_bootstrap
+
+__all__ = ["MetricSpec", "parse_metric", "read_judgments", "correlation_stats", "paired_bootstrap",
+           "ValidationResult", "validate", "DEFAULT_METRICS", "all_metrics"]
+
+DEFAULT_METRICS = ("wrdscore", "column:baseline_*")
+_WRDSCORE_CHUNK = 256  # pairs per progress-bar step (scores do not depend on the chunking)
+
+
+# ------------------------------------------------------------------------------------------ specs
+@dataclass(frozen=True)
+class MetricSpec:
+    """One metric to validate: its kind, keyword settings and the label shown in tables."""
+
+    kind: str
+    settings: Tuple[Tuple[str, Any], ...] = ()
+    label: str = ""
+    score_field: str = "f1"
+
+    @property
+    def kwargs(self) -> Dict[str, Any]:
+        return dict(self.settings)
+
+
+def _kinds() -> Tuple[str, ...]:
+    """What a spec may name: every registered metric, and ``column``."""
+    return metric_names() + ("column",)
+
+
+def all_metrics() -> Tuple[str, ...]:
+    """Every registered metric, once (``rouge``, which bundles ROUGE-1/2/L, is left out for them).
+
+    >>> all_metrics()[:3], "rouge" in all_metrics()
+    (('wrdscore', 'bertscore', 'moverscore'), False)
+    """
+    return metric_names(bundles=False)
+
+
+def parse_metric(spec: str, options: Optional[Mapping[str, Any]] = None) -> MetricSpec:
+    """Parse ``NAME[:key=value,...]`` (``column:NAME`` takes a column name or pattern).
+
+    The default label starts with the metric's one column name (:func:`column_name`), which for
+    BERTScore and MoverScore names the backend the spec runs on (its own ``backend=``, else the
+    command's ``options``, else the default): ``bertscore-rule[static]``.
+
+    >>> parse_metric("wrdscore:variant=wrd,embedding=glove-6b-50d")
+    MetricSpec(kind='wrdscore', settings=(('embedding', 'glove-6b-50d'), ('variant', 'wrd')), label='wrdscore[embedding=glove-6b-50d,variant=wrd]', score_field='f1')
+    >>> parse_metric("column:baseline_FT-cbow").label
+    'baseline_FT-cbow'
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"metric spec must be a non-empty string like 'wrdscore:variant=wrd', got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    kinds = _kinds()
+    if name not in kinds:
+        head = name.split(",", 1)[0]
+        hint = f" (settings follow a colon: {head}:{name[len(head) + 1:]})" if head in kinds else ""
+        raise ValueError(f"metric {name!r} in spec {spec!r} is unknown{hint}; known: {list(kinds)}")
+    if name == "column":
+        if not rest:
+            raise ValueError(f"metric spec {spec!r} needs a column name: column:NAME")
+        return MetricSpec("column", (("column", rest),), rest)
+    settings: Dict[str, Any] = {}
+    label = None
+    score_field = "f1"
+    items: List[str] = []
+    for item in filter(None, rest.split(",")):
+        if "=" not in item and items:
+            items[-1] += "," + item  # a list value such as layer=4,5,6
+        else:
+            items.append(item)
+    for item in items:
+        key, eq, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not eq or not key:
+            raise ValueError(f"metric spec {spec!r}: {item!r} is not key=value")
+        if key == "label":
+            label = value
+        elif key == "field":
+            if value not in ("f1", "precision", "recall"):
+                raise ValueError(f"metric spec {spec!r}: field must be f1, precision or recall, got {value!r}")
+            score_field = value
+        else:
+            try:
+                settings[key] = parse_option(key, value.strip())
+            except ValueError as exc:
+                raise ValueError(f"metric spec {spec!r}: {exc}") from None
+    if name == "wrdscore":
+        known = {f.name: f for f in fields(Options)}
+        for key in settings:
+            if key not in known:
+                raise ValueError(f"metric spec {spec!r}: unknown WRDScore option {key!r}; known: {sorted(known)}")
+    else:
+        allowed = metric_options(name)
+        unknown = sorted(set(settings) - set(allowed))
+        if unknown:
+            raise ValueError(f"metric spec {spec!r}: unknown option(s) {unknown} for {name}; known: {list(allowed)}")
+    items = tuple(sorted(settings.items()))
+    if label is None:
+        inner = ",".join(f"{k}={v}" for k, v in items)
+        suffix = "" if score_field == "f1" else f".{score_field}"
+        backend = settings.get("backend", (options or {}).get("backend", Options.backend))
+        head = column_name(name, backend)
+        label = (f"{head}[{inner}]" if inner else head) + suffix
+    return MetricSpec(name, items, label, score_field)
+
+
+# ------------------------------------------------------------------------------------------ input
+def read_judgments(path: str, human: str = "human"):
+    """Read one judgment file into a pandas DataFrame (:func:`wrd_score.files.read_table`: TSV with
+    quoting off, CSV or JSONL; ``.gz`` allowed).
+
+    Text columns stay strings (an empty cell is an empty text, not NaN); ``nan`` in numeric columns
+    is missing.  An ``id`` column is added when the file has none.
+    """
+    frame = read_table(path, required=("prediction", "reference"), numeric=(human,))
+    if human not in frame.columns:
+        raise ValueError(f"{os.fspath(path)!r} lacks column(s) [{human!r}]; its columns are {list(frame.columns)}")
+    if "id" not in frame.columns:
+        frame.insert(0, "id", [str(i) for i in range(len(frame))])
+    return frame
+
+
+def _numeric(series, what: str) -> np.ndarray:
+    if series.dtype.kind == "f":  # already parsed (the human column)
+        return series.to_numpy(dtype=np.float64)
+    return numeric_column(series.tolist(), what)
+
+
+def _numeric_columns(frame, exclude: Sequence[str]) -> List[str]:
+    out = []
+    for name in frame.columns:
+        if name in exclude or name in ("id", "prediction", "reference"):
+            continue
+        try:
+            _numeric(frame[name], name)
+        except ValueError:
+            continue
+        out.append(name)
+    return out
+
+
+def expand_metrics(specs: Sequence[str], frame, human: str, strict: bool = True,
+                   options: Optional[Mapping[str, Any]] = None) -> List[MetricSpec]:
+    """Parse specs (:func:`parse_metric`, with the command's ``options``) and expand ``column:``
+    patterns against the file's numeric columns."""
+    out: List[MetricSpec] = []
+    numeric = None
+    for text in specs:
+        spec = parse_metric(text, options)
+        if spec.kind != "column":
+            out.append(spec)
+            continue
+        if numeric is None:
+            numeric = _numeric_columns(frame, exclude=(human,))
+        pattern = spec.kwargs["column"]
+        matches = [c for c in numeric if fnmatch.fnmatchcase(c, pattern)]
+        if not matches and strict:
+            raise ValueError(f"metric {text!r}: no numeric column matches {pattern!r}; numeric columns: {numeric}")
+        out.extend(MetricSpec("column", (("column", c),), c) for c in matches)
+    labels = [s.label for s in out]
+    dupes = sorted({l for l in labels if labels.count(l) > 1})
+    if dupes:
+        raise ValueError(f"metrics {dupes} are given twice; use label= to tell them apart")
+    return out
+
+
+# ------------------------------------------------------------------------------------------ scoring
+def compute_metric(spec: MetricSpec, frame, options: Mapping[str, Any], progress: bool = True) -> np.ndarray:
+    """Per-row scores of one metric on a judgment frame (NaN only for a column's own missing values)."""
+    preds = frame["prediction"].tolist()
+    refs = frame["reference"].tolist()
+    kw = spec.kwargs
+    if spec.kind == "column":
+        return _numeric(frame[kw["column"]], f"column {kw['column']!r}")
+    if spec.kind == "wrdscore":
+        return _wrdscore(preds, refs, {**options, **kw}, spec, progress)
+    shared: Dict[str, Any] = {}
+    if getattr(metric_factory(spec.kind), "uses_backend", False):
+        # Metrics on a WRDScore backend (BERTScore, MoverScore, WMS, SMS) share the command's backend
+        # options (backend, embedding, tokenizer, clip_negative, ...); a spec's own keys win.
+        shared = {k: v for k, v in options.items() if k in BACKEND_OPTIONS}
+    result = get_metric(spec.kind, **{**shared, **kw}).score(preds, refs)
+    # A spec's default field is f1; a metric with one score gives that score.
+    name = "score" if spec.score_field == "f1" and result.f1 is None else spec.score_field
+    return np.asarray(result.field(name), dtype=np.float64)
+
+
+def _wrdscore(preds: List[str], refs: List[str], options: Dict[str, Any], spec: MetricSpec,
+              progress: bool) -> np.ndarray:
+    from tqdm.auto import tqdm
+
+    scorer = WRDScorer(**options)
+    # A contextual backend shows its own encoding bar and memoises one call's encoding, which the
+    # next metric on the same backend (BERTScore, another variant) then reuses: one chunk.
+    chunk = max(len(preds), 1) if scorer.options.backend != "static" else _WRDSCORE_CHUNK
+    with tqdm(total=len(preds), desc=spec.label, unit="pair", disable=not progress, file=sys.stderr,
+              leave=False) as bar:
+        out = score_chunked(scorer, preds, refs, chunk_size=chunk, progress=lambda done, _: bar.update(done - bar.n))
+    return np.asarray(out[spec.score_field], dtype=np.float64)
+
+
+# ------------------------------------------------------------------------------------------ harness
+@dataclass
+class ValidationResult:
+    """Everything measured on one file: per-pair scores and one stats row per (group, metric)."""
+
+    path: str
+    human: str
+    human_range: Tuple[float, float]
+    reference_metric: Optional[str]
+    scores: Any  # pandas DataFrame: id, prediction, reference, human, [group], one column per metric
+    rows: List[Dict[str, Any]] = field(default_factory=list)
+    group_by: Optional[str] = None
+    n_boot: int = 1000
+    seed: int = 0
+
+    def markdown(self) -> str:
+        return format_markdown(self)
+
+
+class ConstantHumanError(ValueError):
+    """The human column cannot give the score range; the caller must name it (its syntax differs by entry point)."""
+
+
+def _human_range(values: np.ndarray, given: Optional[Sequence[float]]) -> Tuple[float, float]:
+    if given is not None:
+        if len(given) != 2:
+            raise ValueError(f"human_range must be two numbers LO HI, got {given!r}")
+        lo, hi = float(given[0]), float(given[1])
+        if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+            raise ValueError(f"human_range must be two finite numbers with LO < HI, got {given!r}")
+        return lo, hi
+    finite = values[np.isfinite(values)]
+    if finite.size == 0 or np.ptp(finite) == 0:
+        raise ConstantHumanError("the human column has fewer than two distinct values; give human_range=(LO, HI)")
+    return float(finite.min()), float(finite.max())
+
+
+def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str = "<frame>",
+                   human: str = "human", group_by: Optional[str] = None,
+                   human_range: Optional[Sequence[float]] = None, n_boot: int = 1000, seed: int = 0,
+                   options: Optional[Mapping[str, Any]] = None, reference: Optional[str] = None,
+                   progress: bool = True) -> ValidationResult:
+    """Validate metrics on one already-read judgment frame (see :func:`validate`)."""
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    check_resamples(n_boot, off=True)
+    if group_by is not None and group_by not in frame.columns:
+        raise ValueError(f"group_by column {group_by!r} is not in {path!r}; its columns are {list(frame.columns)}")
+    specs = expand_metrics(list(metrics), frame, human, strict=tuple(metrics) != DEFAULT_METRICS, options=options)
+    if not specs:
+        raise ValueError("no metrics to validate")
+    humans = np.asarray(frame[human], dtype=np.float64)
+    rng = _human_range(humans, human_range)
+    check_human_range(humans, rng)  # before any metric is scored
+    options = dict(options or {})
+    labels = [s.label for s in specs]
+    if reference is None:
+        reference = next((s.label for s in specs if s.kind == "wrdscore"), None)
+    elif reference not in labels:
+        raise ValueError(f"reference metric {reference!r} is not among the metrics {labels}")
+
+    table = pd.DataFrame({"id": frame["id"], "prediction": frame["prediction"], "reference": frame["reference"],
+                          "human": humans})
+    if group_by is not None:
+        table[group_by] = frame[group_by].to_numpy()
+    for spec in tqdm(specs, desc=os.path.basename(path), unit="metric", disable=not progress, file=sys.stderr):
+        table[spec.label] = compute_metric(spec, frame, options, progress)
+
+    result = ValidationResult(os.fspath(path), human, rng, reference, table, group_by=group_by,
+                              n_boot=n_boot, seed=seed)
+    groups = [(None, np.arange(len(table)))]
+    if group_by is not None:
+        keys = table[group_by].astype(str)
+        groups = [(g, np.flatnonzero((keys == g).to_numpy())) for g in sorted(keys.unique())]
+    for label in labels:
+        per_group = []
+        for g, rows in groups:
+            stats = correlation_stats(table[label].to_numpy()[rows], humans[rows], rng, n_boot, seed)
+            stats.update(group=g, metric=label)
+            per_group.append(stats)
+        if group_by is not None:
+            mean = {"group": "mean", "metric": label, "n": sum(s["n"] for s in per_group),
+                    "n_dropped": sum(s["n_dropped"] for s in per_group)}
+            for key in ("pearson", "spearman", "kendall", "mse", "mae"):
+                vals = [s[key] for s in per_group if math.isfinite(s[key])]
+                mean[key] = float(np.mean(vals)) if vals else float("nan")
+                if key in CORRELATIONS:
+                    mean[key + "_lo"] = mean[key + "_hi"] = float("nan")
+            per_group.append(mean)
+        result.rows.extend(per_group)
+    if reference is not None:
+        ref_values = table[reference].to_numpy()
+        for row in result.rows:
+            if row["metric"] == reference:
+                row["delta_spearman"], row["p_value"] = float("nan"), float("nan")
+                continue
+            other = table[row["metric"]].to_numpy()
+            chosen = groups if row["group"] in (None, "mean") else [(g, r) for g, r in groups if g == row["group"]]
+            row["delta_spearman"], row["p_value"] = paired_bootstrap(
+                [(ref_values[r], other[r], humans[r]) for _, r in chosen], n_boot, seed)
+    return result
+
+
+def validate(paths: Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS, *, human: str = "human",
+             group_by: Optional[str] = None, human_range: Optional[Sequence[float]] = None,
+             n_boot: int = 1000, seed: int = 0, options: Optional[Mapping[str, Any]] = None,
+             reference: Optional[str] = None, output_dir: Optional[str] = None,
+             progress: bool = True) -> List[ValidationResult]:
+    """Validate metrics against the human column of each judgment file.
+
+    Args:
+        paths: judgment files (``shared/data`` format); a single path string is accepted too.
+        metrics: metric specs (module docstring); default: WRDScore and any ``baseline_*`` column.
+        human: the column holding the human score (IdBench: ``human``/``similarity``, ``relatedness``).
+        group_by: a column to group rows by; each group gets its own rows plus a ``mean`` row.
+        human_range: ``(lo, hi)`` of the human scale, mapped to [0, 1] for MSE/MAE; default: the
+            observed minimum and maximum.
+        n_boot: bootstrap resamples (0 turns CIs and the paired test off); seed: their seed.
+        options: WRDScore options shared by every ``wrdscore`` spec (a spec's own keys win).
+        reference: label of the metric the paired test compares every other against (default:
+            the first ``wrdscore`` spec).
+        output_dir: where to write ``<file>.scores.csv`` and ``<file>.scatter.png`` (None: nothing).
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    if not paths:
+        raise ValueError("give at least one judgment file")
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if output_dir is not None:
+        # Before any scoring: a missing matplotlib must not surface after minutes of work and a half-written folder.
+        require("matplotlib", "validate")
+        _check_output_dir(output_dir)
+    results = []
+    for path in paths:
+        frame = read_judgments(path, human)
+        result = validate_frame(frame, metrics, path=os.fspath(path), human=human, group_by=group_by,
+                                human_range=human_range, n_boot=n_boot, seed=seed, options=options,
+                                reference=reference, progress=progress)
+        if output_dir is not None:
+            write_outputs(result, output_dir)
+        results.append(result)
+    return results
+
+
+# ------------------------------------------------------------------------------------------ output
+def _fmt(value: Any, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+def _fmt_ci(row: Mapping[str, Any], name: str) -> str:
+    text = _fmt(row[name])
+    if math.isfinite(row.get(name + "_lo", float("nan"))):
+        text += f" [{row[name + '_lo']:.2f}, {row[name + '_hi']:.2f}]"
+    return text
+
+
+def format_markdown(result: ValidationResult) -> str:
+    """The stats of one file as a markdown table (with a one-line caption)."""
+    lo, hi = result.human_range
+    head = (f"**{os.path.basename(result.path)}** (human: `{result.human}`, range {lo:g}..{hi:g} -> [0, 1] for "
+            f"MSE/MAE; 95% bootstrap CIs, {result.n_boot} resamples, seed {result.seed}")
+    if result.reference_metric:
+        head += (f"; Δρ = ρ(`{result.reference_metric}`) − ρ(row), p = the chance of a |Δρ| this large if the "
+                 "two did not differ, paired bootstrap")
+    head += ")"
+    cols = (["group"] if result.group_by else []) + ["metric", "n", "Pearson", "Spearman", "Kendall", "MSE", "MAE"]
+    if result.reference_metric:
+        cols += ["Δρ", "p"]
+    lines = [head, "", "| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for row in result.rows:
+        n = str(row["n"]) + (f" (-{row['n_dropped']})" if row["n_dropped"] else "")
+        cells = ([str(row["group"])] if result.group_by else []) + [
+            f"`{row['metric']}`", n, _fmt_ci(row, "pearson"), _fmt_ci(row, "spearman"), _fmt_ci(row, "kendall"),
+            _fmt(row["mse"]), _fmt(row["mae"])]
+        if result.reference_metric:
+            cells += [_fmt(row.get("delta_spearman")), _fmt(row.get("p_value"))]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _stem(path: str) -> str:
+    name = os.path.basename(path)
+    for ext in (".tsv.gz", ".tsv", ".txt"):
+        if name.endswith(ext):
+            return name[: -len(ext)]
+    return name
+
+
+def _check_output_dir(output_dir: str) -> None:
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise NotADirectoryError(f"output folder {output_dir!r} is not a folder")
+
+
+def write_outputs(result: ValidationResult, output_dir: str) -> Tuple[str, str]:
+    """Write the per-pair CSV and the scatter grid PNG of one result; return their paths."""
+    _check_output_dir(output_dir)
+    os.makedirs(output_dir, exist_ok=True)
+    stem = _stem(result.path)
+    csv_path = os.path.join(output_dir, f"{stem}.scores.csv")
+    png_path = os.path.join(output_dir, f"{stem}.scatter.png")
+    with atomic_write(csv_path) as handle:
+        result.scores.to_csv(handle, index=False)
+    plot_scatter(result, png_path)
+    return csv_path, png_path
+
+
+def plot_scatter(result: ValidationResult, path: str) -> str:
+    """One panel per metric: metric score against the human score, titled with Spearman's rho
+    (drawn by :func:`wrd_score.plot.plot_scatter`)."""
+    metrics = [c for c in result.scores.columns if c not in ("id", "prediction", "reference", "human", result.group_by)]
+    rho = {r["metric"]: r["spearman"] for r in result.rows if r["group"] in (None, "mean")}
+    return draw_scatter(result.scores["human"].to_numpy(), {m: result.scores[m].to_numpy() for m in metrics}, path,
+                human_label=result.human, title=os.path.basename(result.path), rho=rho)
+
