@@ -1,4 +1,5 @@
 import os
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,6 +13,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+# The user's WRDScore folder (baselines from `wrdscore baseline`, ONNX exports) is a fresh one for the run: what a
+# developer keeps in ~/.cache/wrd_score must not change a test, and no test may write there.
+os.environ["WRDSCORE_CACHE"] = tempfile.mkdtemp(prefix="wrdscore-test-cache-")
 
 
 @pytest.fixture(scope="session")

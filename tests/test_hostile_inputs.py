@@ -90,6 +90,32 @@ def test_distill_output_onto_its_code_space_is_refused_before_the_encoder_loads(
     assert _unchanged(tiny_npz, before)
 
 
+def test_validate_refuses_two_inputs_that_would_write_the_same_outputs(run_cli, tmp_path):
+    for folder, human in (("a", "1\n0.5\n0"), ("b", "0.2\n0.9\n0.1")):
+        (tmp_path / folder).mkdir()
+        rows = zip(["getCount", "size", "foo"], ["get_count", "length", "bar"], human.split("\n"))
+        (tmp_path / folder / "v.tsv").write_text("prediction\treference\thuman\n"
+                                                 + "".join(f"{p}\t{r}\t{h}\n" for p, r, h in rows))
+    out = tmp_path / "out"
+    code, _, err = run_cli("validate", tmp_path / "a" / "v.tsv", tmp_path / "b" / "v.tsv", "--output-dir", out,
+                           "--bootstrap", "0", "--quiet")
+    assert code == 2 and "v.scores.csv" in err and "a/v.tsv" in err and "b/v.tsv" in err, err
+    assert not out.exists()  # refused before anything was scored or written
+
+
+def test_validate_refuses_to_overwrite_an_input_inside_the_output_folder(run_cli, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    inside = out / "v.scores.csv"  # an input that another input's result would replace
+    inside.write_text("prediction,reference,human\ngetCount,get_count,1\nsize,length,0.5\nfoo,bar,0\n")
+    other = tmp_path / "v.tsv"
+    other.write_text("prediction\treference\thuman\ngetCount\tsize\t0.2\nsize\tlength\t0.9\nfoo\tbaz\t0.1\n")
+    before = inside.read_bytes()
+    code, _, err = run_cli("validate", inside, other, "--output-dir", out, "--bootstrap", "0", "--quiet")
+    assert code == 2 and "input" in err and "v.scores.csv" in err, err
+    assert _unchanged(inside, before)
+
+
 # ------------------------------------------------------------------ 5: merge of a hostile shard record
 def test_merge_refuses_a_reference_count_no_run_writes(run_cli, pair_files, tmp_path):
     cands, refs = pair_files
@@ -129,6 +155,20 @@ def test_a_paired_p_below_the_printed_precision_is_not_printed_as_zero(run_cli, 
     assert code == 0, err
     row = out.strip().splitlines()[-1]
     assert row.endswith("< 0.0001") and "0.0000" not in row.split()[-1], out
+
+
+def test_validate_table_prints_a_tiny_p_as_below_its_precision(run_cli, tmp_path):
+    rng = np.random.default_rng(0)
+    human = rng.random(60)
+    rows = "".join(f"a{i}\tb{i}\t{h:.4f}\t{h + rng.normal(scale=0.01):.4f}\t{rng.random():.4f}\n"
+                   for i, h in enumerate(human))
+    path = tmp_path / "v.tsv"
+    path.write_text("prediction\treference\thuman\tgood\tnoise\n" + rows)
+    code, out, err = run_cli("validate", path, "-m", "column:good", "-m", "column:noise", "--reference-metric",
+                             "good", "--bootstrap", "3000", "--no-files", "--quiet")  # p >= 1/3001: "0.000"
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("| `noise`"))
+    assert row.rstrip(" |").endswith("< 0.001") and "0.000 |" not in row, out
 
 
 def test_format_p_value():
@@ -215,3 +255,88 @@ def test_distill_empty_df_table_is_refused_before_encoding(distill_run, tmp_path
     code, err, encoded = distill_run(*flags, corpus_text="getCount\nsetValue\ngetSize\n" * 3, fmt="identifiers")
     assert code == 2 and message in err and err.count("\n") == 1, err
     assert encoded == [] and not (tmp_path / "out.npz").exists()
+
+
+# ------------------------------------------------------------------ 7, 8: composing unknown tokens, bounded
+def _ngram_embedding(min_n=1, max_n=32):
+    rng = np.random.default_rng(1)
+    return StaticEmbedding(WORDS, rng.normal(size=(len(WORDS), 8)).astype(np.float32),
+                           ngram_vectors=rng.normal(size=(2000, 8)).astype(np.float32), min_n=min_n, max_n=max_n,
+                           name="ngrams")
+
+
+def test_one_long_token_with_an_ngram_embedding_composes_in_bounded_memory():
+    # About 3 KB per character: 600,000 characters took 1.97 GB; the CLI's line cap allowed 3.3 GB, the library
+    # had no bound at all.
+    import tracemalloc
+
+    emb = _ngram_embedding()
+    long_token = "ab" * 100_000
+    tracemalloc.start()
+    try:
+        vector = emb.oov_vectors([long_token])[0]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20, peak  # about 600 MB before
+    assert np.all(np.isfinite(vector)) and np.linalg.norm(vector) > 0
+    from wrd_score.embeddings import MAX_NGRAM_TOKEN_CHARS
+
+    # What it is: the token's first MAX_NGRAM_TOKEN_CHARS characters (an ordinary token is unchanged).
+    np.testing.assert_array_equal(vector, emb.oov_vectors([long_token[:MAX_NGRAM_TOKEN_CHARS]])[0])
+    assert np.array_equal(emb.oov_vectors(["getcountx"])[0], _ngram_embedding().oov_vectors(["getcountx"])[0])
+
+
+def test_many_long_tokens_are_composed_in_bounded_groups():
+    import tracemalloc
+
+    emb = _ngram_embedding()
+    tokens = [f"{i:04d}" + "x" * 995 for i in range(300)]  # 300 distinct tokens just under the cap
+    tracemalloc.start()
+    try:
+        together = emb.oov_vectors(tokens)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 128 << 20, peak  # was about 3 KB x 300,000 characters at once
+    emb.clear_oov_cache()
+    alone = np.array([emb.oov_vectors([t])[0] for t in tokens[:5]])
+    np.testing.assert_array_equal(together[:5], alone)  # grouping changes no bit
+
+
+def test_the_composed_vector_cache_counts_the_bytes_its_keys_hold():
+    # 4,000 Gothic tokens: 64 MiB counted, 224 MiB held (a character outside the BMP takes 4 bytes in a str).
+    import sys
+
+    from wrd_score.embeddings import MAX_OOV_CACHE_BYTES
+
+    emb = _ngram_embedding(1, 1)  # one-character n-grams: cheap to compose
+    gothic = "\U00010330\U00010331\U00010332\U00010333"
+    tokens = [gothic * 5000 + str(i) for i in range(900)]  # 20,000 characters: a key holds about 80 KB
+    for start in range(0, len(tokens), 100):
+        emb.oov_vectors(tokens[start:start + 100])
+    held = sum(sys.getsizeof(k) + sys.getsizeof(v) for k, v in emb._oov_cache.items())
+    assert held <= MAX_OOV_CACHE_BYTES, (held, MAX_OOV_CACHE_BYTES)
+
+
+# ------------------------------------------------------------------ 12: the shipped file by its path
+@pytest.mark.parametrize("how", ["path", "symlink", "copy"])
+def test_a_path_to_a_shipped_file_behaves_like_its_name(how, tmp_path, run_cli):
+    import shutil
+
+    from wrd_score import WRDScorer
+    from wrd_score.embeddings import shipped_path
+
+    path = shipped_path()
+    if how == "symlink":
+        (tmp_path / "link.npz").symlink_to(path)
+        path = str(tmp_path / "link.npz")
+    elif how == "copy":
+        shutil.copyfile(path, tmp_path / "copy.npz")
+        path = str(tmp_path / "copy.npz")
+    preds, refs = ["getCount", "size", "readFile"], ["get_count", "length", "writeFile"]
+    by_name = WRDScorer().score(preds, refs)
+    by_path = WRDScorer(embedding=path).score(preds, refs)
+    assert by_path == by_name  # the same masses (norm*corpus-idf), scores and signature
+    code, out, err = run_cli("score", "-c", "getCount", "-r", "size", "--embedding", path)
+    assert code == 0 and out == run_cli("score", "-c", "getCount", "-r", "size")[1], err

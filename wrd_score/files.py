@@ -38,6 +38,7 @@ __all__ = [
     "output_kind",
     "read_json",
     "write_json",
+    "user_cache_dir",
 ]
 
 Pair = Tuple[str, List[str]]
@@ -50,6 +51,14 @@ MAX_LINE_BYTES = 1_000_000
 
 #: The input name that means standard input, as in sacreBLEU.
 STDIN = "-"
+
+
+def user_cache_dir() -> str:
+    """The user's WRDScore folder for what the library makes and keeps (``runtime="onnx"``'s exports, baselines
+    computed by ``wrdscore baseline``): ``$WRDSCORE_CACHE``, else ``$XDG_CACHE_HOME/wrd_score``, else
+    ``~/.cache/wrd_score`` (where bert_score and sacreBLEU users look for such files: their own cache folders)."""
+    return os.environ.get("WRDSCORE_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "wrd_score")
 
 
 # ---------------------------------------------------------------------------------- reading

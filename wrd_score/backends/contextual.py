@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..deps import require
+from ..files import user_cache_dir
 from ..tokenize import TOKENIZERS, TokenizerName, unit_spans
 from .base import Encoded
 
@@ -441,9 +442,7 @@ class _LoadedModel:
 def onnx_cache_dir() -> str:
     """Where ``runtime="onnx"`` keeps its exports: ``$WRDSCORE_CACHE/onnx``, else the user's cache
     folder (``$XDG_CACHE_HOME`` or ``~/.cache``) ``/wrd_score/onnx``."""
-    root = os.environ.get("WRDSCORE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "wrd_score")
-    return os.path.join(root, "onnx")
+    return os.path.join(user_cache_dir(), "onnx")
 
 
 def _find(haystack: List[int], needle: List[int]) -> int:
