@@ -25,8 +25,12 @@ measures both halves of that decision on this machine:
    kernels; ``MKL_CBWR=AUTO,STRICT``: MKL's strict conditional numerical reproducibility), and prints how
    far each one's first call lies from this process's.
 
+5. ``static``: the same comparison for the static default (its compiled kernel sums in its own order), on
+   every STS-B dev pair: 1, 2 and 4 transport threads, chunks of 1, 7 and 1,000, each pair alone; bits.
+
     python benchmarks/batch_independence.py            # about 6 minutes on 2 cores
     python benchmarks/batch_independence.py --scores-only --envs   # part 4, here and in 3 environments
+    python benchmarks/batch_independence.py --static-only          # part 5
 """
 from __future__ import annotations
 
@@ -166,6 +170,30 @@ def scores(pairs: list, runtime: str) -> dict:
     return {"scores": first.tolist()}
 
 
+def static_bits(pairs: list) -> None:
+    """Part 5: the static default's scores, bit for bit, across thread counts, chunks and a pair alone."""
+    from wrd_score import WRDScorer
+    from wrd_score.stream import score_chunked
+
+    preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
+
+    def as_array(out):
+        return np.array([out["precision"], out["recall"], out["f1"]])
+
+    first = as_array(WRDScorer(num_threads=2).score(preds, refs))
+    variations = [(f"{n} transport threads", lambda n=n: as_array(WRDScorer(num_threads=n).score(preds, refs)))
+                  for n in (1, 2, 4)]
+    variations += [(f"chunks of {size}", lambda size=size: as_array(score_chunked(WRDScorer(), preds, refs,
+                                                                                     chunk_size=size)))
+                   for size in (1, 7, 1000)]
+    variations.append(("each pair alone", lambda: np.array([as_array(WRDScorer().score([p], [r]))[:, 0]
+                                                             for p, r in pairs]).T))
+    for name, run in variations:
+        got = run()
+        print(json.dumps({"static default": name, "against": "one call, 2 transport threads", "pairs": len(pairs),
+                          "pairs whose P, R or F1 differ": int((got != first).any(axis=0).sum())}), flush=True)
+
+
 def environments(args) -> None:
     """Part 4 again in fresh processes, each under one of :data:`ENVS`."""
     import os
@@ -202,6 +230,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds of the timing")
     parser.add_argument("--cost-only", action="store_true", help="run part 3 only")
     parser.add_argument("--linear-only", action="store_true", help="run part 1 only")
+    parser.add_argument("--static-only", action="store_true", help="run part 5 only")
     parser.add_argument("--pairs", type=int, default=300, help="STS-B dev pairs of part 4")
     parser.add_argument("--runtime", default="torch", choices=("torch", "onnx"), help="runtime of part 4")
     parser.add_argument("--scores-only", action="store_true", help="run part 4 only")
@@ -219,6 +248,9 @@ def main(argv=None) -> int:
             first = scores(_pairs(args.pairs), args.runtime)
             if args.save:
                 Path(args.save).write_text(json.dumps(first))
+        return 0
+    if args.static_only:
+        static_bits([(r[1], r[2]) for r in _rows()])
         return 0
     if args.linear_only:
         linear_rows(args.rows, [1, 2, 3, 16, 64])
