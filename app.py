@@ -150,7 +150,8 @@ def rescale_unavailable(options: Mapping[str, Any]) -> str:
 
 
 #: The metrics shown beside WRDScore (registry names; wrd_score.metrics), the literature's comparison set.
-SIBLING_METRICS = ("rouge1", "bleu", "meteor", "bertscore", "moverscore", "wms", "sms", "s+wms", "sbert")
+SIBLING_METRICS = ("rouge1", "bleu", "meteor", "bertscore", "moverscore", "wms", "sms", "s+wms", "sbert",
+                   "subtoken-f1", "exact-match", "chrf")
 
 
 def _sibling_scores(predictions: List[str], references: List[str], options: Mapping[str, Any],
@@ -184,7 +185,8 @@ def metric_label(name: str, options: Mapping[str, Any]) -> str:
     ('bertscore-rule[static]', 'ROUGE-1')
     """
     base = {"wrdscore": "WRDScore", "rouge1": "ROUGE-1", "bleu": "BLEU", "meteor": "METEOR", "wms": "WMS",
-            "sms": "SMS", "s+wms": "S+WMS", "sbert": "Sentence-BERT cosine (MiniLM)"}
+            "sms": "SMS", "s+wms": "S+WMS", "sbert": "Sentence-BERT cosine (MiniLM)",
+            "subtoken-f1": "Subtoken F1 (code2seq)", "exact-match": "Exact match (subtokens)", "chrf": "chrF"}
     return base.get(name) or column_name(name, options.get("backend", Options.backend))
 
 
@@ -465,8 +467,8 @@ def _options_markdown() -> str:
 def _validation_markdown(root: Path = ROOT) -> str:
     """``docs/validation-summary.md``, the validation summary the README and docs/validation.md also show."""
     path = root / "docs" / "validation-summary.md"
-    if path.is_file():
-        return path.read_text(encoding="utf-8")
+    if path.is_file():  # without the docs check's block markers (HTML comments)
+        return re.sub(r"<!-- /?docs:[\w.+-]+ -->\n", "", path.read_text(encoding="utf-8"))
     return ("### Validation\n\nThe validation tables (correlation with human judgments on IdBench and STS-B) are in "
             "docs/validation.md; this copy of the app could not find them.")
 
@@ -633,7 +635,8 @@ def build_demo() -> "gr.Blocks":
                 clip = gr.Checkbox(value=Options.clip_negative, label="Clip negative cosines to 0")
                 rescale = gr.Checkbox(value=False, label="Rescale with baseline")
                 with_siblings = gr.Checkbox(value=True, label="Also the literature's metrics (ROUGE-1, BLEU, METEOR, "
-                                                              "BERTScore, MoverScore, WMS, SMS, S+WMS, Sentence-BERT)")
+                                                              "BERTScore, MoverScore, WMS, SMS, S+WMS, Sentence-BERT, "
+                                                              "subtoken F1, exact match, chrF)")
         option_inputs = [embedding, variant, weights, tokenizer, oov, clip, rescale, with_siblings, preset]
         for control in (preset, embedding, variant, weights, tokenizer, oov, clip):
             # api_visibility, not api_name=False: Gradio 6 reads False as the name "false" (/false, /false_1, ...).
@@ -652,8 +655,10 @@ def build_demo() -> "gr.Blocks":
             score_button = gr.Button("Score", variant="primary", elem_id="score-pair")
             cards = gr.HTML(elem_id="pair-scores", label="Scores")
             # Full width: the sibling rows' names are long, and a half-width table cut off its last column.
+            # Tall enough for every metric's row (Gradio's default of 500 px hid the last ones behind a scroll).
             comparison = gr.Dataframe(label="WRDScore beside the other metrics", elem_id="comparison",
-                                      interactive=False, column_widths=["46%", "18%", "18%", "18%"], wrap=True)
+                                      interactive=False, column_widths=["46%", "18%", "18%", "18%"], wrap=True,
+                                      max_height=900)
             signature = gr.Textbox(label="Signatures (report them with the scores)", elem_id="signature", lines=4,
                                    interactive=False, buttons=["copy"])
             pair_note = gr.Markdown(elem_id="pair-note", label="Note")
@@ -679,13 +684,14 @@ def build_demo() -> "gr.Blocks":
             file_summary = gr.Markdown(elem_id="file-summary", label="Summary")
             # One row per metric: as one row, twenty-odd columns broke "rouge1" and "0.0000" mid-word.
             file_means = gr.Dataframe(label="Means", elem_id="file-means", interactive=False, wrap=False,
-                                      datatype=["str", "number", "number", "number"])
+                                      datatype=["str", "number", "number", "number"], max_height=900)
             # Widths for what each column holds, and wrap: the note ("undefined: rouge1 is 0 on every row")
             # wraps at its spaces instead of running past the table's edge; evenly spread columns broke
             # "spearman" and "kendall" mid-word.
             correlation_table = gr.Dataframe(label="Correlation with the human column", visible=False,
                                              elem_id="correlations", interactive=False, wrap=True,
-                                             column_widths=["24%", "5%", "7%", "12%", "7%", "12%", "7%", "12%", "14%"])
+                                             column_widths=["24%", "5%", "7%", "12%", "7%", "12%", "7%", "12%", "14%"],
+                                             max_height=1400)
             with gr.Row():
                 histogram = gr.Plot(label="Histogram of WRDScore F1", show_label=False, elem_id="histogram",
                                     format="png")

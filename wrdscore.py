@@ -22,13 +22,12 @@ _CITATION = """\
 }
 """
 
+# What the defaults are is generated (wrd_score.options.describe_defaults), so that it moves with them.
 _DESCRIPTION = """\
 WRDScore compares a prediction with a reference by exact optimal transport between their tokens
-(Word Rotator's Distance, cost 1 - cosine, masses from embedding norms) and reads precision,
-recall and F1 off the optimal flow. The default embedding is the MiniLM sentence encoder distilled
-into static token vectors (shipped, no torch needed), so method names such as `getCount` and
-`size` and sentences are compared by meaning, not by surface overlap. Identical texts score 1.
-"""
+(Word Rotator's Distance, cost 1 - cosine, token masses from the embedding) and reads precision,
+recall and F1 off the optimal flow. Identical texts score 1.
+""" + wrd_score.options.describe_defaults() + "\n"
 
 _KWARGS_DESCRIPTION = """
 Args:

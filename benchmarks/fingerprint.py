@@ -131,6 +131,18 @@ def main() -> None:
         table.pop("signatures")
         for key in sorted(k for k in table if k not in ("prediction", "reference")):
             print(f"stsb_dev-200/compare-contextual/{key}\t{_digest(table[key])}")
+    # The method-name papers' metrics (issue 32.5): per-example columns, corpus scores, signatures.
+    for set_name in ("idbench_small", "stsb_dev"):
+        pairs = data[set_name][:500]
+        table = compare([p for p, _ in pairs], [r for _, r in pairs], metrics=("subtoken-f1", "exact-match", "chrf"))
+        sigs, corpus = table.pop("signatures"), table.pop("corpus")
+        for key in sorted(k for k in table if k not in ("prediction", "reference")):
+            print(f"{set_name}/compare/{key}\t{_digest(table[key])}")
+        for name in sorted(corpus):
+            print(f"{set_name}/corpus/{name}\t{_digest([corpus[name][k] for k in sorted(corpus[name])])}")
+        for key in sorted(sigs):
+            sig = "|".join(p for p in str(sigs[key]).split("|") if not p.startswith("version:"))
+            print(f"{set_name}/compare-signature/{key}\t{sig}")
 
 
 if __name__ == "__main__":

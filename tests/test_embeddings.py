@@ -396,3 +396,82 @@ def test_word_pieces_of_plain_words_skip_encode_only_where_that_gives_encodes_pi
 def _touch(path):
     path.write_text("x")
     return str(path)
+
+
+def test_int8_files_store_one_byte_a_value_and_read_back_as_float16_tables(fasttext_model, tmp_path):
+    """dtype="int8": codes and one float32 scale per row (vectors and fastText n-grams alike); loaded, the
+    table is the float16 the fast paths read, within INT8_TOLERANCE of the vectors, and scores follow."""
+    from gensim.models.fasttext import save_facebook_model
+    from wrd_score.embeddings import INT8_TOLERANCE, dequantize_rows, quantize_rows, safe_norms
+
+    source = tmp_path / "ft.bin"
+    save_facebook_model(fasttext_model, str(source))
+    emb = StaticEmbedding.load(str(source))
+    half, small = tmp_path / "half.npz", tmp_path / "small.npz"
+    emb.save(str(half), dtype="float16")
+    sha = emb.save(str(small), dtype="int8")
+    assert small.stat().st_size < half.stat().st_size
+    with np.load(str(small), allow_pickle=False) as data:
+        assert data["vectors"].dtype == np.int8 and data["ngram_vectors"].dtype == np.int8
+        assert data["vector_scales"].shape == (len(emb.words),) and data["vector_scales"].dtype == np.float32
+        assert data["ngram_scales"].shape == (len(emb.ngram_vectors),)
+        codes, scales = data["vectors"], data["vector_scales"]
+    back = StaticEmbedding.load(str(small))
+    assert back.checksum == sha and back.words == emb.words and back.vectors.dtype == np.float16
+    assert back.ngram_vectors.dtype == np.float16 and (back.min_n, back.max_n) == (emb.min_n, emb.max_n)
+    np.testing.assert_array_equal(back.vectors, dequantize_rows(codes, scales))
+    np.testing.assert_array_equal(back.vectors, (codes.astype(np.float32) * scales[:, None]).astype(np.float16))
+    for original, stored in ((emb.vectors, back.vectors), (emb.ngram_vectors, back.ngram_vectors)):
+        original = original.astype(np.float64)
+        assert (safe_norms(stored.astype(np.float64) - original) <= INT8_TOLERANCE * safe_norms(original)).all()
+    pairs = (["get count", "set size", "qzxvwk"], ["count", "size value", "qzxvw"])
+    np.testing.assert_allclose(WRDScorer(embedding=str(small)).score(*pairs)["f1"],
+                               WRDScorer(embedding=str(half)).score(*pairs)["f1"], atol=0.02)
+    again = tmp_path / "again.npz"
+    assert emb.save(str(again), dtype="int8") == sha  # byte-reproducible, as every .npz
+    codes, scales = quantize_rows(np.array([[0.0, 0.0], [3.0, -1.5]]))  # a zero row stays zero
+    assert codes.tolist() == [[0, 0], [127, -64]] and scales[0] == 0
+
+
+def test_int8_storage_refuses_what_it_cannot_keep(tmp_path):
+    # A row whose size sits in one entry loses the small ones (each below 1/254 of the largest): refused,
+    # naming int8 and the way out, before anything is written.
+    emb = StaticEmbedding(["a", "b"], np.array([[1.0, 0.5, 0.25], [0.5, 1.0, 0.0]]))
+    spiky = StaticEmbedding(["a", "b"], np.hstack([np.full((2, 1), 100.0), np.full((2, 3000), 0.3)]))
+    out = tmp_path / "x.npz"
+    with pytest.raises(ValueError, match="cannot be stored as int8.*float32"):
+        spiky.save(str(out), dtype="int8")
+    assert not out.exists()
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        emb.save(str(out), dtype="int4")
+    huge = StaticEmbedding(["a"], np.array([[1e6, 1.0]]))
+    with pytest.raises(ValueError, match="float16 range"):
+        huge.save(str(out), dtype="int8")
+
+
+@pytest.mark.parametrize("change, pattern", [
+    (dict(vector_scales=np.ones(3, dtype=np.float32)), "one float32 scale per row"),
+    (dict(vector_scales=np.ones(2, dtype=np.float64)), "one float32 scale per row"),
+    (dict(vector_scales=np.array([1.0, np.nan], dtype=np.float32)), "finite and >= 0"),
+    (dict(vector_scales=np.array([1.0, -1.0], dtype=np.float32)), "finite and >= 0"),
+    (dict(vector_scales=np.array([1.0, 1e4], dtype=np.float32)), "float16's range"),
+    (dict(vectors=np.ones((2, 2), dtype=np.float16)), "goes with int8"),
+])
+def test_hostile_int8_scales_are_one_line_errors_naming_the_file(tmp_path, change, pattern):
+    from wrd_score.embeddings.formats import _write_npz
+
+    arrays = dict(words=np.array(["a", "b"]), vectors=np.array([[127, -3], [5, 0]], dtype=np.int8),
+                  vector_scales=np.array([0.01, 0.5], dtype=np.float32))
+    arrays.update(change)
+    path = tmp_path / "bad.npz"
+    with open(path, "wb") as handle:
+        _write_npz(handle, arrays)
+    with pytest.raises(ValueError, match=pattern) as info:
+        StaticEmbedding.load(str(path))
+    assert "bad.npz" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_int8_vectors_without_scales_are_plain_integers_as_before(tmp_path):
+    path = tmp_path / "ints.npz"
+    np.savez(str(path), words=np.array(["a", "b"]), vectors=np.array([[3, 4], [0, 1]], dtype=np.int8))
+    np.testing.assert_array_equal(StaticEmbedding.load(str(path)).vectors, [[3, 4], [0, 1]])

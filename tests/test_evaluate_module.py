@@ -100,6 +100,25 @@ def test_every_library_option_is_a_compute_keyword(repo):
         assert f"    {name} (" in module._KWARGS_DESCRIPTION, f"{name} is not documented in _KWARGS_DESCRIPTION"
 
 
+def test_the_description_names_the_current_defaults(repo, monkeypatch):
+    # Issue 32.2: the description still described the 0.1.x default (the distilled MiniLM alone) under 0.2.0.
+    import importlib.util
+
+    from wrd_score.embeddings import NAMED_EMBEDDINGS
+    from wrd_score.options import DEFAULT_PRESET, PRESETS
+
+    spec = importlib.util.spec_from_file_location("wrdscore_module_desc", repo / "wrdscore.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    static = PRESETS[DEFAULT_PRESET]["static"]
+    assert NAMED_EMBEDDINGS[static["embedding"]] in module._DESCRIPTION
+    assert f"weights={static['weights']!r}" in module._DESCRIPTION and f"variant={static['variant']!r}" in module._DESCRIPTION
+    moved = {**PRESETS, DEFAULT_PRESET: {**PRESETS[DEFAULT_PRESET], "static": {**static, "weights": "uniform"}}}
+    monkeypatch.setattr("wrd_score.options.PRESETS", moved)
+    spec.loader.exec_module(module)  # a moved default moves the description with it
+    assert "weights='uniform'" in module._DESCRIPTION
+
+
 # Issue 12, item 1: evaluate picked a schema from the first example and cast the rest to it.
 MIXED_PREDS = ["size", "setColor", "openFile"]
 

@@ -331,3 +331,21 @@ def test_show_refuses_a_suffix_it_cannot_write(tmp_path):
         with pytest.raises(ValueError, match=r"output .* must end in a figure format.*\.png.*\.pdf.*\.svg"):
             plot.show("get count", "size", str(tmp_path / name))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_show_signs_the_figure_in_its_metadata(tmp_path):
+    # Issue 32.2: a figure in the docs says what made it, as a score does, so the docs check can tell a stale one.
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    from wrd_score import WRDScorer
+    from wrd_score.plot import show
+
+    want = WRDScorer(variant="paper").signature()
+    png = show("get count", "size", str(tmp_path / "pair.png"), variant="paper")
+    assert Image.open(png).text["Signature"] == want
+    svg = show("get count", "size", str(tmp_path / "pair.svg"), variant="paper")
+    assert want.replace("<", "&lt;") in open(svg, encoding="utf-8").read()
+    pdf = show("get count", "size", str(tmp_path / "pair.pdf"), variant="paper")
+    data = open(pdf, "rb").read()
+    assert data.startswith(b"%PDF") and b"/Subject (" + want.encode() in data

@@ -142,7 +142,7 @@ def test_progress_bar_goes_to_stderr(names, capsys):
     (dict(window=-1), ValueError, "window"),
     (dict(min_count=10**9), ValueError, "min_count"),
     (dict(svd_weighting="tfidf"), ValueError, "svd_weighting"),
-    (dict(dtype="int8"), ValueError, "dtype"),
+    (dict(dtype="int4"), ValueError, "dtype"),
     (dict(architecture="transformer"), ValueError, "architecture"),
 ])
 def test_bad_arguments_are_named(names, kwargs, error, pattern):
@@ -340,3 +340,21 @@ def test_train_flags_are_generated_from_train_options():
     assert set(actions) == {info.name for info in infos} | {"help", "corpus", "output", "progress"}
     args = parser.parse_args(["c.txt", "-o", "e.npz", "--window", "3", "--sample", "0.01"])
     assert train_cli.options_from_args(args, TrainOptions) == {"window": 3, "sample": 0.01}
+
+
+def test_convert_to_int8_on_the_command_line(tmp_path, capsys):
+    from wrd_score.cli import main
+
+    rng = np.random.default_rng(0)
+    text = tmp_path / "v.txt"
+    vectors = rng.normal(size=(4, 64))
+    text.write_text("4 64\n" + "".join(f"w{i} " + " ".join(repr(float(x)) for x in row) + "\n"
+                                       for i, row in enumerate(vectors)))
+    assert main(["convert", str(text), str(tmp_path / "v8.npz"), "--dtype", "int8"]) == 0
+    back = StaticEmbedding.load(str(tmp_path / "v8.npz"))
+    cosines = (back.vectors * vectors).sum(1) / np.linalg.norm(back.vectors.astype(float), axis=1) / np.linalg.norm(
+        vectors, axis=1)
+    assert back.vectors.dtype == np.float16 and cosines.min() > 0.999
+    capsys.readouterr()
+    assert main(["convert", str(text), str(tmp_path / "v4.npz"), "--dtype", "int4"]) == 2
+    assert "int8" in capsys.readouterr().err  # argparse lists the stored dtypes

@@ -243,3 +243,22 @@ def test_validate_all_metrics_prints_every_metric(sentence_judgments, capsys):
     for name in all_metrics():
         assert f"| `{column_name(name, 'static')}` | 12 |" in out, name
     assert "| `bleu[split_identifiers=True]` | 12 |" in out
+
+
+def test_validate_takes_the_method_name_metrics_with_their_options(judgments, capsys):
+    # Issue 32.5: subtoken-f1, exact-match and chrF by name, with their options and fields, per row.
+    from wrd_score.metrics import get_metric
+
+    specs = ["subtoken-f1", "subtoken-f1:field=precision,label=st-p", "exact-match:rule=sequence", "chrf:word_order=2"]
+    result, = validate(judgments, specs, n_boot=0, progress=False)
+    frame = read_judgments(judgments)
+    preds, refs = frame["prediction"].tolist(), frame["reference"].tolist()
+    assert result.scores["subtoken-f1"].tolist() == get_metric("subtoken-f1").score(preds, refs).f1
+    assert result.scores["st-p"].tolist() == get_metric("subtoken-f1").score(preds, refs).precision
+    assert result.scores["exact-match[rule=sequence]"].tolist() == get_metric("exact-match", rule="sequence").score(preds, refs).score
+    assert result.scores["chrf[word_order=2]"].tolist() == get_metric("chrf", word_order=2).score(preds, refs).score
+    assert main(["validate", judgments, "-m", "wrdscore", "-m", "subtoken-f1", "--bootstrap", "0", "--no-files",
+                 "--quiet", "--embedding", "default"]) == 0
+    assert "| `subtoken-f1` | 34 (-2) |" in capsys.readouterr().out
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['word_order'\] for exact-match"):
+        validate(judgments, ["exact-match:word_order=2"], n_boot=0, progress=False)

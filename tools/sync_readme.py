@@ -1,7 +1,8 @@
-"""Regenerate the README's generated blocks: ``python tools/sync_readme.py`` (``--check``: only report).
+"""Regenerate the README's options table: ``python tools/sync_readme.py`` (``--check``: only report).
 
-* the options table, from the option metadata (:func:`wrd_score.options.markdown_table`);
-* the validation summary, from ``docs/validation-summary.md`` (the one copy the app shows too).
+The table comes from the option metadata (:func:`wrd_score.options.markdown_table`).  The README's other generated
+blocks (the validation summary, the examples) are ``tools/docs.py``'s, which also runs this:
+``python tools/docs.py --update`` regenerates everything.
 """
 import re
 import sys
@@ -10,19 +11,19 @@ from pathlib import Path
 from wrd_score.options import with_options_table
 
 ROOT = Path(__file__).resolve().parents[1]
-SUMMARY = ("<!-- validation-summary:start -->", "<!-- validation-summary:end -->")
 
 
 def synced(readme: str) -> str:
-    """The README text with both generated blocks rewritten."""
-    text = with_options_table(readme)
-    start, end = SUMMARY
-    head, rest = text.split(start)
-    _, tail = rest.split(end)
-    summary = (ROOT / "docs" / "validation-summary.md").read_text(encoding="utf-8").strip()
+    """The README text with its options table rewritten."""
+    return with_options_table(readme)
+
+
+def summary_for_readme() -> str:
+    """``docs/validation-summary.md`` (the one copy the app shows too) with its links made relative to the root."""
+    summary = (ROOT / "docs" / "validation-summary.md").read_text(encoding="utf-8")
+    summary = re.sub(r"<!-- /?docs:[\w.+-]+ -->\n", "", summary).strip()
     # The README links from the repository root, the summary from docs/.
-    summary = re.sub(r"\]\((?!https?:|/|#|docs/)([^)]+\.md(?:#[^)]*)?)\)", r"](docs/\1)", summary)
-    return f"{head}{start}\n{summary}\n{end}{tail}"
+    return re.sub(r"\]\((?!https?:|/|#|docs/)([^)]+\.md(?:#[^)]*)?)\)", r"](docs/\1)", summary)
 
 
 def main() -> int:

@@ -3,10 +3,12 @@
 # (wrd-minilm-distilled, wrd, norm) and ROUGE-1, on IdBench (similarity, relatedness) and STS-B test.
 #   bash tools/validation_static.sh [OUT_DIR]      (default OUT_DIR: /tmp/wrdscore-validate-static)
 # About 30 s on 2 CPU cores. The contextual, BERTScore and MoverScore rows come from validation_tables.sh.
+# WRDZ selects the command (default `wrdscore`; tools/docs.py sets a stand-in that records the arguments).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-/tmp/wrdscore-validate-static}
 DATA=../shared/data
+WRDZ=${WRDZ:-wrdscore}
 mkdir -p "$OUT"
 WRD=(
   -m wrdscore:preset=identifiers,label=WRDScore-identifiers-preset
@@ -14,10 +16,10 @@ WRD=(
   -m wrdscore:embedding=wrd-minilm-distilled,variant=wrd,weights=norm,label=WRDScore-0.1-default
 )
 for HUMAN in similarity relatedness; do
-  wrdscore validate "$DATA"/idbench/idbench_{small,medium,large}.tsv --human "$HUMAN" --human-range 0 1 "${WRD[@]}" \
+  $WRDZ validate "$DATA"/idbench/idbench_{small,medium,large}.tsv --human "$HUMAN" --human-range 0 1 "${WRD[@]}" \
     -m rouge1:split_identifiers=true,label=ROUGE-1 --reference-metric ROUGE-1 --no-files --quiet \
     > "$OUT/idbench-$HUMAN.md"
 done
-wrdscore validate "$DATA"/stsb/stsb_test.tsv --human-range 0 5 "${WRD[@]}" -m rouge1:label=ROUGE-1 \
+$WRDZ validate "$DATA"/stsb/stsb_test.tsv --human-range 0 5 "${WRD[@]}" -m rouge1:label=ROUGE-1 \
   --reference-metric ROUGE-1 --no-files --quiet > "$OUT/stsb-test.md"
 echo "tables in $OUT" >&2

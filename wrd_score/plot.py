@@ -79,11 +79,21 @@ def figure_format(path: Any) -> str:
     return suffix
 
 
-def _save_figure(fig: "Figure", path: Any, dpi: int = DPI) -> str:
-    """Write ``fig`` at once, in the format its suffix names (:func:`figure_format`)."""
+#: Where each format keeps a text field that names what made the figure (matplotlib's ``metadata=``).
+_METADATA_KEYS = {"png": "Signature", "svg": "Description", "pdf": "Subject"}
+
+
+def _save_figure(fig: "Figure", path: Any, dpi: int = DPI, signature: Optional[str] = None) -> str:
+    """Write ``fig`` at once, in the format its suffix names (:func:`figure_format`).
+
+    ``signature`` is also written into the file's metadata (a PNG ``tEXt`` chunk ``Signature``, the SVG
+    description, the PDF subject), so that a figure says what made it, as a score does: the docs check
+    (``tools/docs.py``) reads it back to tell a stale figure.
+    """
     fmt = figure_format(path)
+    metadata = {_METADATA_KEYS[fmt]: signature} if signature is not None and fmt in _METADATA_KEYS else None
     with atomic_write(path, "wb", encoding=None) as handle:
-        fig.savefig(handle, format=fmt, dpi=dpi)
+        fig.savefig(handle, format=fmt, dpi=dpi, metadata=metadata)
     return os.fspath(path)
 
 
@@ -376,6 +386,12 @@ def plot_alignment(prediction: str, reference: str, *, scorer: Any = None,
     >>> fig.axes[0].get_yticklabels()[1].get_text(), fig.axes[0].get_xticklabels()[0].get_text()
     ('count', 'size')
     """
+    return _alignment(prediction, reference, scorer=scorer, idf=idf, dpi=dpi, **options)[0]
+
+
+def _alignment(prediction: str, reference: str, *, scorer: Any = None, idf: Optional[Mapping[str, float]] = None,
+               dpi: int = DPI, **options: Any) -> Tuple["Figure", str]:
+    """:func:`plot_alignment`'s figure and the signature its footer shows."""
     if scorer is None:
         scorer = WRDScorer(**options)
     elif options:
@@ -391,7 +407,7 @@ def plot_alignment(prediction: str, reference: str, *, scorer: Any = None,
     if scorer.options.rescale_with_baseline:
         title += "\n(raw scores of the matrices: before baseline rescaling)"
     signature = scorer.signature(scorer.idf_table([[reference]], idf))
-    return alignment_figure(detail, title=title, footer=signature, dpi=dpi)
+    return alignment_figure(detail, title=title, footer=signature, dpi=dpi), signature
 
 
 def show(prediction: str, reference: str, output_png: str, *, dpi: int = DPI, **options: Any) -> str:
@@ -399,14 +415,14 @@ def show(prediction: str, reference: str, output_png: str, *, dpi: int = DPI, **
 
     The format is the one the suffix names (``.png``, ``.pdf``, ``.svg``, ...; :func:`figure_format`,
     checked before any scoring).  The file is written at once (a partial file never stands under
-    that name).  ``options`` are as for :func:`plot_alignment` (``scorer=``, ``idf=`` or
-    :class:`wrd_score.Options` fields).
+    that name), with the signature in its metadata as well as in its footer (:func:`_save_figure`).
+    ``options`` are as for :func:`plot_alignment` (``scorer=``, ``idf=`` or :class:`wrd_score.Options` fields).
     """
     if not isinstance(output_png, (str, os.PathLike)):
         raise TypeError(f"output_png must be a file path (str), got {type(output_png).__name__}")
     figure_format(output_png)
-    fig = plot_alignment(prediction, reference, dpi=dpi, **options)
-    return _save_figure(fig, output_png, dpi)
+    fig, signature = _alignment(prediction, reference, dpi=dpi, **options)
+    return _save_figure(fig, output_png, dpi, signature=signature)
 
 
 def histogram_figure(f1: Sequence[float]) -> "Figure":

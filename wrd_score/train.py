@@ -35,8 +35,8 @@ from typing import Any, Dict, Iterable, Iterator, List, Literal, Optional, Seque
 
 import numpy as np
 
-from .embeddings import (MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, EmbeddingFormatName, StaticEmbedding, check_storable,
-                         file_sha256)
+from .embeddings import (MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, STORED_DTYPES, EmbeddingFormatName, StaticEmbedding,
+                         StoredDtypeName, check_storable, file_sha256)
 from .files import check_output, open_input
 from .options import option_field
 from .tokenize import split_identifier
@@ -62,14 +62,11 @@ SVD_WEIGHTINGS = {
 }
 #: gensim's training architectures (``architecture=``).
 ARCHITECTURES = {"cbow": "", "skipgram": ""}
-#: The precisions an embedding file stores (``dtype=`` of train and convert).
-STORED_DTYPES = {"float16": "halves the file", "float32": ""}
 #: Values of ``method=``, ``corpus_format=``, ``svd_weighting=``, ``architecture=``, ``dtype=`` (the keys above).
 MethodName = Literal["word2vec", "fasttext", "svd"]
 CorpusFormatName = Literal["tokens", "identifiers"]
 SvdWeightingName = Literal["count", "log", "ppmi"]
 ArchitectureName = Literal["cbow", "skipgram"]
-StoredDtypeName = Literal["float16", "float32"]
 
 PathList = Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]]
 
@@ -226,8 +223,7 @@ class TrainOptions:
         _check_choice("method", self.method, METHODS)
         _check_choice("architecture", self.architecture, ARCHITECTURES)
         _check_choice("svd_weighting", self.svd_weighting, SVD_WEIGHTINGS)
-        if self.dtype not in STORED_DTYPES:
-            raise ValueError(f"dtype must be 'float16' or 'float32', got {self.dtype!r}")
+        _check_choice("dtype", self.dtype, STORED_DTYPES)
         method = self.method
         dim = _check_positive("dim", (50 if method == "svd" else 100) if self.dim is None else self.dim, 1, MAX_DIM)
         window = 5 if self.window is None and method == "fasttext" else 2 if self.window is None else self.window
@@ -433,8 +429,7 @@ def convert(source: Union[str, os.PathLike], output: Union[str, os.PathLike], *,
     """Convert any loadable embedding (word2vec/GloVe text, word2vec binary, fastText ``.bin``,
     gensim pickles with ``allow_pickle=True``) to the safe ``.npz`` format."""
     output = check_embedding_output(output, [("source", source)])
-    if dtype not in STORED_DTYPES:
-        raise ValueError(f"dtype must be 'float16' or 'float32', got {dtype!r}")
+    _check_choice("dtype", dtype, STORED_DTYPES)
     emb = StaticEmbedding.load(source, format=format, allow_pickle=allow_pickle)
     for matrix in (emb.vectors, emb.ngram_vectors):
         check_storable(matrix, dtype, f"the vectors of {os.fspath(source)!r}")

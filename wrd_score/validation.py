@@ -55,7 +55,8 @@ from .stats import (CORRELATIONS, check_human_range, check_resamples, correlatio
                     paired_bootstrap)
 
 __all__ = ["MetricSpec", "parse_metric", "read_judgments", "correlation_stats", "paired_bootstrap",
-           "ValidationResult", "validate", "DEFAULT_METRICS", "all_metrics", "output_paths", "check_outputs"]
+           "ValidationResult", "validate", "DEFAULT_METRICS", "all_metrics", "spec_signature", "output_paths",
+           "check_outputs"]
 
 DEFAULT_METRICS = ("wrdscore", "column:baseline_*")
 _WRDSCORE_CHUNK = 256  # pairs per progress-bar step (scores do not depend on the chunking)
@@ -228,16 +229,40 @@ def compute_metric(spec: MetricSpec, frame, options: Mapping[str, Any], progress
     if spec.kind == "column":
         return _numeric(frame[kw["column"]], f"column {kw['column']!r}")
     if spec.kind == "wrdscore":
-        return _wrdscore(preds, refs, {**options, **kw}, spec, progress)
-    shared: Dict[str, Any] = {}
-    if getattr(metric_factory(spec.kind), "uses_backend", False):
-        # Metrics on a WRDScore backend (BERTScore, MoverScore, WMS, SMS) share the command's backend
-        # options (backend, embedding, tokenizer, clip_negative, ...); a spec's own keys win.
-        shared = {k: v for k, v in options.items() if k in BACKEND_OPTIONS}
-    result = get_metric(spec.kind, **{**shared, **kw}).score(preds, refs)
+        return _wrdscore(preds, refs, _metric_kwargs(spec, options), spec, progress)
+    result = get_metric(spec.kind, **_metric_kwargs(spec, options)).score(preds, refs)
     # A spec's default field is f1; a metric with one score gives that score.
     name = "score" if spec.score_field == "f1" and result.f1 is None else spec.score_field
     return np.asarray(result.field(name), dtype=np.float64)
+
+
+def _metric_kwargs(spec: MetricSpec, options: Mapping[str, Any]) -> Dict[str, Any]:
+    """What a spec's metric is built with: WRDScore takes every command option (a spec's own keys win);
+    metrics on a WRDScore backend (BERTScore, MoverScore, WMS, SMS) share the command's backend options
+    (backend, embedding, tokenizer, clip_negative, ...); the others take their spec's keys alone."""
+    if spec.kind == "wrdscore":
+        return {**options, **spec.kwargs}
+    shared: Dict[str, Any] = {}
+    if getattr(metric_factory(spec.kind), "uses_backend", False):
+        shared = {k: v for k, v in options.items() if k in BACKEND_OPTIONS}
+    return {**shared, **spec.kwargs}
+
+
+def spec_signature(spec: MetricSpec, options: Optional[Mapping[str, Any]] = None) -> str:
+    """The signature of the configuration ``spec`` (with the command's ``options``) names, as the metric
+    would sign its scores now: what a table made by ``validate`` was made with (the docs check,
+    ``tools/docs.py``, holds the docs' tables to it).  A ``column:`` spec has none ("column:NAME").
+
+    >>> spec_signature(parse_metric("rouge1:split_identifiers=true"))
+    'rouge:rouge-score|tok:identifier|stem:no'
+    """
+    if spec.kind == "column":
+        return f"column:{spec.kwargs['column']}"
+    kwargs = _metric_kwargs(spec, options or {})
+    if spec.kind == "wrdscore":
+        return str(WRDScorer(**kwargs).signature())
+    # A metric signs what it scored (BLEU's and chrF's carry nrefs): one pair of one reference, as in the files.
+    return str(get_metric(spec.kind, **kwargs).score(["get count"], ["size"]).signature)
 
 
 def _wrdscore(preds: List[str], refs: List[str], options: Dict[str, Any], spec: MetricSpec,

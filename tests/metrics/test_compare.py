@@ -121,3 +121,31 @@ def test_compare_takes_the_new_metrics(literature_pairs):
     assert table["signatures"]["bleu"].endswith("split:yes")
     assert "vectors:unit" in table["signatures"]["wms"] and "vectors:raw" in table["signatures"]["sms"]
     assert "tok:words" in table["signatures"]["sms"]  # the shared backend option reached the backend metrics
+
+
+def test_compare_gives_the_method_name_metrics_corpus_scores_beside_their_rows(capsys):
+    # Issue 32.5: subtoken F1 (micro over the corpus, as code2seq), exact match and chrF on compare.
+    import json
+
+    from wrd_score.cli import main
+
+    preds, refs = ["getCount", "setSize", "<UNK>"], ["get_count", "getSize", "size"]
+    table = compare(preds, refs, metrics=("subtoken-f1", "exact-match", "chrf"), chrf_word_order=2,
+                    **{"exact-match_rule": "sequence"})
+    assert table["subtoken-f1_f1"] == [1.0, 0.5, 0.0] and table["exact-match"] == [1.0, 0.0, 0.0]
+    assert table["corpus"]["subtoken-f1"]["micro_f1"] == pytest.approx(2 * 0.75 * 0.6 / 1.35)
+    assert table["corpus"]["exact-match"]["accuracy"] == pytest.approx(1 / 3)
+    assert set(table["corpus"]) == {"subtoken-f1", "exact-match", "chrf"}
+    assert "|nw:2|" in table["signatures"]["chrf"] and table["signatures"]["exact-match"].startswith("exact-match:sequence")
+    assert "corpus" not in compare(preds, refs, metrics=("rouge1",))  # only metrics that have corpus scores
+    frame = compare(preds, refs, metrics=("chrf",), as_dataframe=True)
+    assert frame.attrs["corpus"]["chrf"] == compare(preds, refs, metrics=("chrf",))["corpus"]["chrf"]
+    args = ["compare", "-c", "getCount", "-r", "get_count", "--metrics", "subtoken-f1,exact-match,chrf"]
+    assert main(args + ["--chrf-word-order", "2", "--exact-match-rule", "sequence"]) == 0
+    out = capsys.readouterr().out
+    assert "# subtoken-f1 corpus: micro_precision 1.0000 micro_recall 1.0000 micro_f1 1.0000 true_positives 2" in out
+    assert "# exact-match: exact-match:sequence|" in out and "|nw:2|" in out
+    assert main(args + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["corpus"]["exact-match"] == {"accuracy": 1.0, "matches": 1, "examples": 1}
+    assert main(["compare", "-c", "a", "-r", "a", "--metrics", "exact-match", "--chrf-word-order", "2"]) == 2
+    assert "'chrf_word_order' is neither" in capsys.readouterr().err

@@ -9,6 +9,7 @@ from typing import Tuple
 from ..deps import require
 from ..metrics import COMPARED, MOVERSCORE_FORMS, compare, metric_help, metric_names
 from ..metrics.moverscore import KEEP_DROP
+from ..metrics.subtoken import EXACT_MATCH_RULES
 from .common import add_input_arguments, add_metric_arguments, options_from_args
 from .io import iter_file_pairs, resolve_inputs
 
@@ -43,6 +44,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sib.add_argument("--rouge-split-identifiers", action="store_true",
                      help="ROUGE over identifier subtokens (getCount -> get count)")
     sib.add_argument("--rouge-use-stemmer", action="store_true", help="Porter stemming in ROUGE")
+    sib.add_argument("--chrf-word-order", type=int, default=None, metavar="N",
+                     help="word n-gram order of chrF (default 0; 2 is chrF++)")
+    sib.add_argument("--exact-match-rule", choices=EXACT_MATCH_RULES, default=None,
+                     help="code2seq (default: equal subtokens, equal without repeats, or equal joined) or "
+                          "sequence (equal subtoken sequences)")
     add_metric_arguments(parser)
 
 
@@ -66,13 +72,16 @@ def run(args: argparse.Namespace) -> int:
              "moverscore_form": args.moverscore_form, "moverscore_subwords": args.moverscore_subwords,
              "moverscore_punctuation": args.moverscore_punctuation, "moverscore_stop_words": stop_words or None,
              "rouge_split_identifiers": args.rouge_split_identifiers or None,
-             "rouge_use_stemmer": args.rouge_use_stemmer or None}
+             "rouge_use_stemmer": args.rouge_use_stemmer or None, "chrf_word_order": args.chrf_word_order,
+             "exact-match_rule": args.exact_match_rule}
     # Only the sibling flags the user set: compare() refuses options of a metric not asked for.
     sibling = {key: value for key, value in given.items() if value is not None}
     table = compare(predictions, references, metrics, **options_from_args(args), **sibling)
     signatures = table.pop("signatures")
+    corpus = table.pop("corpus", {})
     if args.json:
-        json.dump({**table, "signatures": signatures}, sys.stdout, ensure_ascii=False, indent=1)
+        json.dump({**table, "signatures": signatures, **({"corpus": corpus} if corpus else {})}, sys.stdout,
+                  ensure_ascii=False, indent=1)
         print()
         return 0
     pd = require("pandas", "siblings")
@@ -83,6 +92,12 @@ def run(args: argparse.Namespace) -> int:
         with pd.option_context("display.max_columns", None, "display.width", 200,
                                "display.max_colwidth", 40):
             print(frame.round(args.digits).to_string(index=False))
+    notes = sys.stderr if args.csv else sys.stdout
+    for name, values in corpus.items():
+        # Corpus-level scores (micro averages, chrF's summed statistics) are not means of the rows above.
+        shown = " ".join(f"{key} {value:.{args.digits}f}" if isinstance(value, float) else f"{key} {value}"
+                         for key, value in values.items())
+        print(f"# {name} corpus: {shown}", file=notes)
     for name, sig in signatures.items():
-        print(f"# {name}: {sig}", file=sys.stderr if args.csv else sys.stdout)
+        print(f"# {name}: {sig}", file=notes)
     return 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 
 from ..embeddings import EMBEDDING_FORMATS
-from ..train import STORED_DTYPES, convert
+from ..embeddings import STORED_DTYPES
+from ..train import convert
 from .train import report
 
 

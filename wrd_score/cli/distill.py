@@ -5,9 +5,9 @@ import argparse
 import os
 from typing import Tuple
 
-from ..embeddings import StaticEmbedding
 from ..distill import CODE_METHODS, DOCUMENT_FORMATS, POOLINGS, distill
-from ..train import STORED_DTYPES, check_embedding_output
+from ..embeddings import STORED_DTYPES, StaticEmbedding
+from ..train import check_embedding_output
 
 
 def _corpus_arg(value: str, option: str = "--corpus", formats=("tokens", "identifiers", "stsb")) -> Tuple[str, str]:

@@ -12,11 +12,11 @@ pipeline's vectors.  The names below are the package's public ones: ``from wrd_s
 from __future__ import annotations
 
 from .checks import (DF_ARRAYS, FLOAT16_TOLERANCE, MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, MAX_NPZ_ENTRIES,
-                     MAX_WORD_BYTES, check_df_arrays, check_storable)
-from .formats import EMBEDDING_FORMATS, EmbeddingFormatName, file_sha256
+                     INT8_TOLERANCE, MAX_WORD_BYTES, check_df_arrays, check_storable)
+from .formats import EMBEDDING_FORMATS, STORED_DTYPES, EmbeddingFormatName, StoredDtypeName, file_sha256
 from .store import (DEFAULT_EMBEDDING, MAX_NGRAM_TOKEN_CHARS, MAX_OOV_CACHE_BYTES, NAMED_EMBEDDINGS, StaticEmbedding,
                     load_embedding, shipped_name, shipped_path)
-from .vectors import row_means, safe_norms, table_unit_rows, unit_rows
+from .vectors import dequantize_rows, quantize_rows, row_means, safe_norms, table_unit_rows, unit_rows
 
 __all__ = [
     "StaticEmbedding",
@@ -24,6 +24,8 @@ __all__ = [
     "NAMED_EMBEDDINGS",
     "EMBEDDING_FORMATS",
     "EmbeddingFormatName",
+    "STORED_DTYPES",
+    "StoredDtypeName",
     "load_embedding",
     "check_storable",
     "check_df_arrays",
@@ -34,8 +36,11 @@ __all__ = [
     "unit_rows",
     "table_unit_rows",
     "row_means",
+    "quantize_rows",
+    "dequantize_rows",
     "DF_ARRAYS",
     "FLOAT16_TOLERANCE",
+    "INT8_TOLERANCE",
     "MAX_DIM",
     "MAX_NGRAM_N",
     "MAX_NPZ_BYTES",

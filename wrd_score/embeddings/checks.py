@@ -10,9 +10,10 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from ..files import open_input
-from .vectors import safe_norms
+from .vectors import dequantize_rows, quantize_rows, safe_norms
 
 __all__ = ["MAX_NPZ_ENTRIES", "MAX_NPZ_BYTES", "MAX_DIM", "MAX_NGRAM_N", "MAX_WORD_BYTES", "FLOAT16_TOLERANCE",
+           "INT8_TOLERANCE", "SCALE_ARRAYS", "check_scales",
            "DF_ARRAYS", "Refused", "check_storable", "check_df_arrays", "check_distinct_words", "check_npz_sizes",
            "check_text_rows", "check_binary_rows", "check_word2vec_header", "check_fasttext_header"]
 
@@ -31,11 +32,21 @@ MAX_NGRAM_N = 32  # fastText uses 3..6; each n-gram length costs one hash per ch
 FLOAT16_TOLERANCE = 0.01
 
 
+#: Largest move int8 storage (:func:`~wrd_score.embeddings.vectors.quantize_rows`: one byte a value and a
+#: float32 scale per row) may make to a vector, relative to its norm. A dense row moves by about 1% (half a
+#: step of its largest entry over 127, in every dimension); a row whose mass sits in one huge entry loses
+#: its small ones, and its direction with them.
+INT8_TOLERANCE = 0.05
+#: The per-row scales that go with int8-stored arrays of an ``.npz``.
+SCALE_ARRAYS = {"vectors": "vector_scales", "ngram_vectors": "ngram_scales"}
+
+
 def check_storable(matrix: Optional[np.ndarray], dtype: str, what: str) -> None:
-    """Refuse vectors that ``dtype`` cannot store: values past float16's 65,504 (they become inf), or
-    vectors so small that rounding moves them by more than :data:`FLOAT16_TOLERANCE` of their norm
-    (vectors scaled by 1e-6 lost their directions: F1 0.9479 became 0.7225)."""
-    if dtype != "float16" or matrix is None or not np.asarray(matrix).size:
+    """Refuse vectors that ``dtype`` cannot store: values past float16's 65,504 (they become inf; int8 files
+    are read back as float16), or vectors that rounding moves by more than :data:`FLOAT16_TOLERANCE`
+    (float16) or :data:`INT8_TOLERANCE` (int8) of their norm (vectors scaled by 1e-6 lost their directions
+    in float16: F1 0.9479 became 0.7225)."""
+    if dtype not in ("float16", "int8") or matrix is None or not np.asarray(matrix).size:
         return
     values = np.asarray(matrix, dtype=np.float64)
     top = float(np.abs(values).max())
@@ -44,11 +55,30 @@ def check_storable(matrix: Optional[np.ndarray], dtype: str, what: str) -> None:
         raise ValueError(f"{what} exceed the float16 range (largest magnitude {top:.3g}, max {limit:g}); "
                          "use dtype='float32' (--dtype float32)")
     norms = safe_norms(values)
-    moved = safe_norms(values.astype(np.float16).astype(np.float64) - values) > FLOAT16_TOLERANCE * norms
+    stored = dequantize_rows(*quantize_rows(values)) if dtype == "int8" else values.astype(np.float16)
+    tolerance = INT8_TOLERANCE if dtype == "int8" else FLOAT16_TOLERANCE
+    moved = safe_norms(stored.astype(np.float64) - values) > tolerance * norms
     if moved.any():
-        raise ValueError(f"{what} are too small for float16: rounding would move {int(moved.sum())} of them by more "
-                         f"than {FLOAT16_TOLERANCE:.0%} of their norm (smallest norm {float(norms[moved].min()):.3g}; "
-                         "float16 keeps its digits only above 6.1e-05); use dtype='float32' (--dtype float32)")
+        raise ValueError(f"{what} cannot be stored as {dtype}: rounding would move {int(moved.sum())} of them by more "
+                         f"than {tolerance:.0%} of their norm (smallest norm {float(norms[moved].min()):.3g}; "
+                         "float16 keeps its digits only above 6.1e-05, int8 keeps a row's entries only down to 1/127 "
+                         "of its largest); use dtype='float32' (--dtype float32)")
+
+
+def check_scales(codes: np.ndarray, scales: np.ndarray, key: str, path: str) -> None:
+    """The per-row scales of an int8-stored array (``SCALE_ARRAYS[key]``): int8 codes in a 2-D array, one
+    finite, non-negative float32 scale per row, and no value past float16's range once scaled."""
+    if codes.dtype != np.int8 or codes.ndim != 2:
+        raise Refused(f"embedding file {path!r}: {SCALE_ARRAYS[key]!r} goes with int8 {key!r}, but {key!r} is "
+                      f"{codes.dtype} of shape {codes.shape}")
+    if scales.dtype != np.float32 or scales.shape != (codes.shape[0],):
+        raise Refused(f"embedding file {path!r}: {SCALE_ARRAYS[key]!r} must hold one float32 scale per row of "
+                      f"{key!r} ({codes.shape[0]}), got {scales.dtype} of shape {scales.shape}")
+    if not np.isfinite(scales).all() or (scales < 0).any():
+        raise Refused(f"embedding file {path!r}: {SCALE_ARRAYS[key]!r} must be finite and >= 0")
+    if len(scales) and float(scales.max()) * 127 > float(np.finfo(np.float16).max):
+        raise Refused(f"embedding file {path!r}: {SCALE_ARRAYS[key]!r} scale {float(scales.max()):.3g} takes "
+                      "values past float16's range")
 
 
 #: The arrays of a fixed document-frequency table in an embedding ``.npz``: tokens (unicode, as the

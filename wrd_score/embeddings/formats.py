@@ -17,16 +17,24 @@ from typing import Any, Dict, Literal
 import numpy as np
 
 from ..files import atomic_write, open_input, output_kind
-from .checks import (DF_ARRAYS, Refused, check_binary_rows, check_df_arrays, check_distinct_words,
-                     check_fasttext_header, check_npz_sizes, check_text_rows, check_word2vec_header)
+from .checks import (DF_ARRAYS, SCALE_ARRAYS, Refused, check_binary_rows, check_df_arrays, check_distinct_words,
+                     check_fasttext_header, check_npz_sizes, check_scales, check_text_rows, check_word2vec_header)
+from .vectors import dequantize_rows, quantize_rows
 
-__all__ = ["EMBEDDING_FORMATS", "EmbeddingFormatName", "file_sha256", "read_npz", "read_glove_package", "read_gensim_format",
-           "read_gensim_pickle", "save_npz", "guess_format"]
+__all__ = ["EMBEDDING_FORMATS", "EmbeddingFormatName", "STORED_DTYPES", "StoredDtypeName", "stored_arrays",
+           "file_sha256", "read_npz", "read_glove_package", "read_gensim_format", "read_gensim_pickle", "save_npz",
+           "guess_format"]
 
 #: The formats ``embedding_format=`` names (``auto``: by the file's extension, :func:`guess_format`).
 EMBEDDING_FORMATS = ("auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim")
 #: A value of ``embedding_format=`` (:data:`EMBEDDING_FORMATS`).
 EmbeddingFormatName = Literal["auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim"]
+#: The precisions an ``.npz`` stores its vectors in (``dtype=`` of ``save``, ``wrdscore train``, ``convert``,
+#: ``distill``); int8 files are read back as float16 tables, so every one scores with the same code.
+STORED_DTYPES = {"float16": "halves the file", "float32": "",
+                 "int8": "a quarter of float32: one byte a value and a float32 scale per row (vector_scales)"}
+#: A value of ``dtype=`` where an embedding is written (:data:`STORED_DTYPES`).
+StoredDtypeName = Literal["float16", "float32", "int8"]
 _FASTTEXT_MAGIC = 793712314  # first int32 of every Facebook fastText .bin (gensim's _FASTTEXT_FILEFORMAT_MAGIC)
 
 
@@ -59,9 +67,9 @@ def read_npz(path: str, name: str) -> Dict[str, Any]:
                 raise Refused(f"embedding file {path!r}: 'words' must be a 1-D array of strings, got shape "
                                f"{words.shape} of {words.dtype}")
             words = words.tolist()
-            vectors = data["vectors"]
+            vectors = _read_stored(data, "vectors", path)
             meta = json.loads(str(data["meta"])) if "meta" in data.files else {}
-            ngrams = data["ngram_vectors"] if "ngram_vectors" in data.files else None
+            ngrams = _read_stored(data, "ngram_vectors", path) if "ngram_vectors" in data.files else None
             min_n, max_n = (data["ngram_range"].tolist() if "ngram_range" in data.files else (0, 0))
             tokenizer_json = str(data["tokenizer"]) if "tokenizer" in data.files else None
             df = [data[k] if k in data.files else None for k in DF_ARRAYS]
@@ -76,6 +84,25 @@ def read_npz(path: str, name: str) -> Dict[str, Any]:
     return dict(words=words, vectors=vectors, ngram_vectors=ngrams, min_n=min_n, max_n=max_n,
                 tokenizer_json=tokenizer_json, name=meta.get("name", name), checksum=file_sha256(path), meta=meta,
                 df_table=df_table, df_documents=df_documents)
+
+
+def _read_stored(data, key: str, path: str) -> np.ndarray:
+    """Array ``key`` of an opened ``.npz``: as stored, or, where its per-row scales are beside it (an int8
+    file, :data:`STORED_DTYPES`), dequantized to float16."""
+    values = data[key]
+    if SCALE_ARRAYS[key] not in data.files:
+        return values
+    scales = data[SCALE_ARRAYS[key]]
+    check_scales(values, scales, key, path)
+    return dequantize_rows(values, scales)
+
+
+def stored_arrays(key: str, matrix: np.ndarray, dtype: str) -> Dict[str, np.ndarray]:
+    """The ``.npz`` arrays that store ``matrix`` as ``key`` in ``dtype`` (int8: codes and their scales)."""
+    if dtype == "int8":
+        codes, scales = quantize_rows(matrix)
+        return {key: codes, SCALE_ARRAYS[key]: scales}
+    return {key: np.asarray(matrix).astype(dtype)}
 
 
 def read_glove_package() -> Dict[str, Any]:

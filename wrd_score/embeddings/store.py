@@ -22,8 +22,9 @@ import numpy as np
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
 from .checks import MAX_DIM, MAX_NGRAM_N, check_df_arrays, check_distinct_words, check_storable
-from .formats import (EMBEDDING_FORMATS, EmbeddingFormatName, file_sha256, guess_format, read_gensim_format,
-                      read_gensim_pickle, read_glove_package, read_npz, save_npz)
+from .formats import (EMBEDDING_FORMATS, STORED_DTYPES, EmbeddingFormatName, StoredDtypeName, file_sha256,
+                      guess_format, read_gensim_format, read_gensim_pickle, read_glove_package, read_npz, save_npz,
+                      stored_arrays)
 from .vectors import row_means, safe_norms
 
 __all__ = ["StaticEmbedding", "DEFAULT_EMBEDDING", "NAMED_EMBEDDINGS", "MAX_OOV_CACHE_BYTES", "MAX_NGRAM_TOKEN_CHARS",
@@ -302,25 +303,27 @@ class StaticEmbedding:
         return [self.index[p] for p in pieces if p in self.index]
 
     # ------------------------------------------------------------------ I/O
-    def save(self, path: str, dtype: str = "float16") -> str:
-        """Write the safe ``.npz`` format and return its sha256."""
+    def save(self, path: str, dtype: StoredDtypeName = "float16") -> str:
+        """Write the safe ``.npz`` format and return its sha256 (``dtype``: one of :data:`STORED_DTYPES`)."""
+        if dtype not in STORED_DTYPES:
+            raise ValueError(f"dtype must be one of {list(STORED_DTYPES)}, got {dtype!r}")
+        for key in ("vectors", "ngram_vectors"):
+            check_storable(getattr(self, key), dtype, f"the {key.replace('_', ' ')} of embedding {self.name!r}")
         arrays = {
             "words": np.array(self.words, dtype=str),
-            "vectors": self.vectors.astype(dtype),
+            **stored_arrays("vectors", self.vectors, dtype),
             "meta": np.array(json.dumps(self.meta, sort_keys=True)),
         }
         if self.tokenizer_json is not None:
             arrays["tokenizer"] = np.array(self.tokenizer_json)
         if self.ngram_vectors is not None:
-            arrays["ngram_vectors"] = self.ngram_vectors.astype(dtype)
+            arrays.update(stored_arrays("ngram_vectors", self.ngram_vectors, dtype))
             arrays["ngram_range"] = np.array([self.min_n, self.max_n], dtype=np.int64)
         if self.df_table is not None:
             tokens = sorted(self.df_table)  # sorted: the same table writes the same bytes
             arrays["df_tokens"] = np.array(tokens, dtype=str)
             arrays["df_counts"] = np.array([self.df_table[t] for t in tokens], dtype=np.int64)
             arrays["df_documents"] = np.array(self.df_documents, dtype=np.int64)
-        for key in ("vectors", "ngram_vectors"):
-            check_storable(getattr(self, key), dtype, f"the {key.replace('_', ' ')} of embedding {self.name!r}")
         return save_npz(path, arrays)
 
     @classmethod

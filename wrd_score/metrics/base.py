@@ -46,6 +46,8 @@ class MetricResult:
     ``score`` is the metric's headline per-example score (F1 for metrics with precision and recall,
     else its one score); ``precision``/``recall``/``f1`` are ``None`` for metrics that do not define
     them.  ``extra`` holds further per-example score columns (each type of a multi-type ROUGE).
+    ``corpus`` holds corpus-level scores where the metric defines them apart from a mean of its
+    per-example scores (subtoken-f1's micro averages, chrF's corpus score), named by what they are.
     """
 
     name: str
@@ -58,6 +60,8 @@ class MetricResult:
     extra: Dict[str, List[float]] = field(default_factory=dict)
     #: Per-example values that are not scores (MoverScore's transport cost): kept out of tables.
     details: Dict[str, List[float]] = field(default_factory=dict)
+    #: Corpus-level scores and counts (``micro_f1``, ``chrf``, ``accuracy``, ...): not per example.
+    corpus: Dict[str, float] = field(default_factory=dict)
 
     def columns(self, prefix: Optional[str] = None) -> Dict[str, List[float]]:
         """Named per-example columns for a table: ``NAME_precision/_recall/_f1`` or ``NAME``, plus extras."""
@@ -111,12 +115,27 @@ def check_text_sizes(predictions: List[str], refs: List[List[str]], given: Any =
                 raise ValueError(f"{where} has {n:,} tokens (words, identifier parts and punctuation); the limit is "
                                  f"{MAX_METRIC_TOKENS:,} per text for every metric (see SECURITY.md)")
 
+    for text, where in _texts_where(predictions, refs, given):
+        check(text, where)
+
+
+def _texts_where(predictions: List[str], refs: List[List[str]], given: Any):
+    """Every text with the name a message gives it (``predictions[i]``, ``references[i]``, ``references[i][j]``)."""
     for i, text in enumerate(predictions):
-        check(text, f"predictions[{i}]")
+        yield text, f"predictions[{i}]"
     for i, group in enumerate(refs):
         single = given is not None and isinstance(given[i], str)
         for j, text in enumerate(group):
-            check(text, f"references[{i}]" if single else f"references[{i}][{j}]")
+            yield text, f"references[{i}]" if single else f"references[{i}][{j}]"
+
+
+def check_text_chars(predictions: List[str], refs: List[List[str]], given: Any, limit: int, metric: str) -> None:
+    """Refuse a text of more than ``limit`` characters, for a metric whose cost grows with characters
+    rather than tokens (chrF's character n-grams: one 4,096-token text may hold a million)."""
+    for text, where in _texts_where(predictions, refs, given):
+        if len(text) > limit:
+            raise ValueError(f"{where} has {len(text):,} characters; {metric} scores texts of up to {limit:,} "
+                             "characters (see SECURITY.md)")
 
 
 class Metric(ABC):
@@ -125,6 +144,9 @@ class Metric(ABC):
     name: ClassVar[str] = ""
     #: Whether the metric runs on a WRDScore backend (and so takes the backend's options).
     uses_backend: ClassVar[bool] = False
+    #: Most characters one text may have, for metrics whose cost grows with characters (None: no cap
+    #: beyond :data:`MAX_METRIC_TOKENS`).
+    max_text_chars: ClassVar[Optional[int]] = None
 
     def score(self, predictions: Sequence[str], references: References) -> MetricResult:
         """Score each prediction against its reference(s).
@@ -134,6 +156,8 @@ class Metric(ABC):
         """
         checked, refs = inputs(predictions, references)
         check_text_sizes(checked, refs, references)
+        if self.max_text_chars is not None:
+            check_text_chars(checked, refs, references, self.max_text_chars, self.name)
         return self._score(checked, refs)
 
     @abstractmethod

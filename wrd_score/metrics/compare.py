@@ -55,14 +55,17 @@ def compare(predictions: Sequence[str], references: References, metrics: Sequenc
     that BERTScore and MoverScore share with it) and per-metric options written ``METRIC_OPTION``:
     ``bertscore_idf``, ``bertscore_special_candidates``, ``moverscore_idf``, ``moverscore_stop_words``,
     ``moverscore_subwords``, ``moverscore_punctuation``, ``moverscore_form``, ``rouge_types``,
-    ``rouge_split_identifiers``, ``rouge_use_stemmer``.  ``idf`` is WRDScore's IDF table.
+    ``rouge_split_identifiers``, ``rouge_use_stemmer``, ``chrf_word_order``, ``exact-match_rule``, ...
+    (any keyword :func:`~wrd_score.metrics.metric_options` lists for the metric).  ``idf`` is WRDScore's IDF table.
 
     Returns a dict of lists with columns ``prediction``, ``reference`` (the string, or the list when
     an example has several), then each metric's columns (``NAME_precision``/``_recall``/``_f1``, or
     ``NAME`` for a single score; ``rouge1``/``rouge2``/``rougeL`` for ROUGE), plus ``signatures``
-    (NAME -> signature string).  NAME is :func:`~wrd_score.metrics.base.column_name`'s:
+    (NAME -> signature string), and, when a metric asked for has corpus-level scores (subtoken-f1's
+    micro averages, exact-match's accuracy, chrF's corpus score), ``corpus`` (NAME -> {score name:
+    value}; :attr:`~wrd_score.metrics.MetricResult.corpus`).  NAME is :func:`~wrd_score.metrics.base.column_name`'s:
     ``bertscore-rule[static]_f1``, ``moverscore-rule[static]`` for the rules run on static vectors.  ``as_dataframe=True`` returns a pandas DataFrame with the
-    signatures in ``df.attrs["signatures"]``.
+    signatures in ``df.attrs["signatures"]`` (and the corpus scores in ``df.attrs["corpus"]``).
 
     >>> compare(["getCount"], ["get_count"], metrics=("rouge",))["rouge1"]
     [0.0]
@@ -88,6 +91,7 @@ def compare(predictions: Sequence[str], references: References, metrics: Sequenc
         "reference": [group[0] if len(group) == 1 else list(group) for group in refs],
     }
     signatures: Dict[str, str] = {}
+    corpus: Dict[str, Dict[str, float]] = {}
     # Columns in registry order (WRDScore first), whatever order the metrics were asked in.
     for name in sorted(metrics, key=metric_names().index):
         kwargs = dict(own[name])
@@ -98,10 +102,16 @@ def compare(predictions: Sequence[str], references: References, metrics: Sequenc
         result = get_metric(name, **kwargs).score(predictions, refs)
         table.update(result.columns())
         signatures[result.name] = str(result.signature)
+        if result.corpus:
+            corpus[result.name] = dict(result.corpus)
     if as_dataframe:
         pd = require("pandas", "siblings")
         frame = pd.DataFrame(table)
         frame.attrs["signatures"] = signatures
+        if corpus:
+            frame.attrs["corpus"] = corpus
         return frame
     table["signatures"] = signatures
+    if corpus:
+        table["corpus"] = corpus
     return table
