@@ -6,7 +6,12 @@ import evaluate
 import wrd_score
 import wrd_score.checks
 import wrd_score.integrations.huggingface
+import wrd_score.evaluate_cache
 import wrd_score.options
+
+# A copy that `wrdscore install-evaluate-module` placed for evaluate.load("wrdscore") warns once it no longer
+# matches the installed package (an upgrade since); evaluate's own copies carry no marker and pass.
+wrd_score.evaluate_cache.warn_if_stale(__file__)
 
 _CITATION = """\
 @article{mussabayev2024wrdscore,

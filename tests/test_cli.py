@@ -257,7 +257,7 @@ def test_bad_flags(files, capsys):
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--chunk-size", "0")
     assert code == 2 and "--chunk-size" in err
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "-o", cands)
-    assert code == 2 and "also an input file" in err
+    assert code == 2 and "is also the -c input" in err
 
 
 # ------------------------------------------------------------------------------ console script
@@ -347,6 +347,42 @@ def test_standard_input(files, name):
     got = json.loads(proc.stdout)
     expected = _expected_json([list(pair) for pair in zip(REFS1, REFS2)])
     assert got["f1"] == expected["f1"] and got["best_reference"] == expected["best_reference"]
+
+
+def test_candidates_from_a_pipe_without_c(files):
+    # sacreBLEU's habit, `cat sys | sacrebleu refs`: with no -c the candidates are standard input.
+    cands, refs1, _ = files
+    proc = subprocess.run(_cli_base() + ["score", "-r", refs1, "--json"], input=Path(cands).read_text(encoding="utf-8"),
+                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["f1"] == _expected_json(REFS1)["f1"]
+
+
+def test_no_candidates_and_a_terminal_on_stdin_is_refused_not_waited_for(files, capsys, monkeypatch):
+    _, refs1, _ = files
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    code, _, err = run_cli(capsys, "score", "-r", refs1)
+    assert code == 2 and "-c" in err and "standard input" in err and err.count("\n") == 1, err
+
+
+def test_score_only_and_format_json_as_sacrebleu(files, capsys):
+    cands, refs1, _ = files
+    code, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--json")
+    full = json.loads(out)
+    code, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "-b")
+    assert code == 0 and out == f"{full['mean_f1']:.6f}\n", err  # -b/--score-only: the score alone (mean F1)
+    code, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--score-only", "--digits", "3")
+    assert out == f"{full['mean_f1']:.3f}\n"
+    code, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "-b", "--confidence")
+    assert re.fullmatch(r"\d\.\d{6} \[\d\.\d{6}, \d\.\d{6}\]\n", out), out
+    code, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "-f", "json")  # -f/--format as sacreBLEU
+    assert code == 0 and json.loads(out) == full
+    code, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--format", "text")
+    assert code == 0 and out.startswith(full["signature"] + " P: ")
+    for flags, message in ((["-b", "--json"], "-b"), (["-b", "--per-example"], "-b"), (["-f", "latex"], "latex"),
+                           (["-f", "text", "--json"], "--json")):
+        code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, *flags)
+        assert code == 2 and message in err, (flags, err)
 
 
 def test_stdin_twice_is_refused(files, capsys):

@@ -41,6 +41,7 @@ __all__ = [
     "output_kind",
     "read_json",
     "write_json",
+    "user_cache_dir",
 ]
 
 Pair = Tuple[str, List[str]]
@@ -53,6 +54,14 @@ MAX_LINE_BYTES = 1_000_000
 
 #: The input name that means standard input, as in sacreBLEU.
 STDIN = "-"
+
+
+def user_cache_dir() -> str:
+    """The user's WRDScore folder for what the library makes and keeps (``runtime="onnx"``'s exports, baselines
+    computed by ``wrdscore baseline``): ``$WRDSCORE_CACHE``, else ``$XDG_CACHE_HOME/wrd_score``, else
+    ``~/.cache/wrd_score`` (where bert_score and sacreBLEU users look for such files: their own cache folders)."""
+    return os.environ.get("WRDSCORE_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "wrd_score")
 
 
 # ---------------------------------------------------------------------------------- reading
@@ -448,21 +457,44 @@ def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") 
         raise
 
 
-def check_output(path: str, inputs: Sequence[str] = ()) -> None:
-    """Refuse an output path that cannot be written, before a long run rather than after it."""
+def check_output(path: str, inputs: Any = ()) -> None:
+    """Refuse an output path that cannot be written, or that is one of the command's inputs, before a
+    long run rather than after it.
+
+    ``inputs``: the input files, as paths or as ``(what, path)`` pairs (``("--idf-file", "idf.tsv")``), so
+    that the refusal names the flag; a value that names no existing file (a literal text, an embedding
+    name) is skipped.  A symlink is judged by its target: its folder must exist and be writable.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "idf.tsv")
+    ...     _ = open(p, "w").write("get 1")
+    ...     check_output(p, [("--idf-file", p)])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: output '...idf.tsv' is also the --idf-file input; choose another output path
+    """
     path = os.fspath(path)
     if output_kind(path) == "stream":
         if not os.access(path, os.W_OK):
             raise PermissionError(f"output {path!r} is not writable")
     else:
-        folder = os.path.dirname(os.path.realpath(path))
+        target = os.path.realpath(path)
+        folder = os.path.dirname(target)
+        # Through a symlink the target's folder is the one written; name the link too, or the message
+        # would blame a folder the user never gave.
+        via = f" (the symlink {path!r} points to {target!r})" if os.path.islink(path) else ""
         if not os.path.isdir(folder):
-            raise FileNotFoundError(f"output folder {os.path.dirname(os.path.abspath(path))!r} does not exist")
+            shown = folder if via else os.path.dirname(os.path.abspath(path))
+            raise FileNotFoundError(f"output folder {shown!r} does not exist{via}")
         if not os.access(folder, os.W_OK):
-            raise PermissionError(f"output folder {folder!r} is not writable")
-    for value in inputs:
-        if os.path.exists(path) and os.path.exists(value) and os.path.samefile(value, path):
-            raise ValueError(f"output {path!r} is also an input file; choose another output path")
+            raise PermissionError(f"output folder {folder!r} is not writable{via}")
+    if not os.path.exists(path):
+        return
+    for item in inputs:
+        what, value = (f"the {item[0]} input", item[1]) if isinstance(item, tuple) else ("an input file", item)
+        if isinstance(value, (str, os.PathLike)) and os.path.exists(value) and os.path.samefile(value, path):
+            raise ValueError(f"output {path!r} is also {what}; choose another output path")
 
 
 def write_json(out: IO[str], columns: Mapping[str, array], means: Mapping[str, float], signature: str,

@@ -27,6 +27,7 @@ signature records every resolved value (docs/presets.md).
 """
 from __future__ import annotations
 
+import os
 import types
 from dataclasses import MISSING, dataclass, field, fields, replace
 from functools import lru_cache
@@ -38,7 +39,7 @@ from .checks import check_bool, check_choice, check_int
 from .backends.contextual import (DTYPES, POOLINGS, RUNTIMES, DtypeName, PoolingName, RuntimeName, parse_layers,
                                   validate_contextual_options)
 from .backends.static import OOV_POLICIES, OovPolicyName
-from .embeddings import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, EmbeddingFormatName
+from .embeddings import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, EmbeddingFormatName, shipped_name
 from .tokenize import TOKENIZERS, TokenizerName
 from .transport import VARIANTS, VariantName
 from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS, WeightsName
@@ -126,7 +127,9 @@ class Options:
                           group="contextual")
     dtype: DtypeName = _option("float32", "contextual: weights and activations", group="contextual",
                          values=dict.fromkeys(DTYPES, ""))
-    batch_size: int = _option(64, "contextual: windows per forward pass", group="contextual", signature=False)
+    batch_size: int = _option(64, "contextual: windows per forward pass; moves float32 scores by at most 1e-6 (the "
+                                  "BLAS picks kernels by batch shape), so it is not in the signature",
+                              group="contextual", signature=False)
     max_length: Optional[int] = _option(None, "contextual: window length in model tokens (default: the model's "
                                               "maximum); longer texts use overlapping windows", group="contextual")
     stride: Optional[int] = _option(None, "contextual: step between windows (default: half a window)",
@@ -143,9 +146,13 @@ class Options:
         check_choice("preset", self.preset, tuple(PRESETS))
         check_choice("backend", self.backend, BACKENDS)
         bundle = dict(PRESETS[self.preset][self.backend])
-        if self.backend == "static" and self.embedding is not None and self.embedding != bundle["embedding"]:
+        # A path to a shipped file (the file itself, a symlink, a copy) is that embedding: its name, so that it
+        # gets the name's masses and baselines (it silently got another embedding's masses).
+        named = shipped_name(self.embedding) if isinstance(self.embedding, (str, os.PathLike)) else None
+        this = replace(self, embedding=named) if named is not None else self
+        if this.backend == "static" and this.embedding is not None and this.embedding != bundle["embedding"]:
             bundle["weights"] = OTHER_EMBEDDING_WEIGHTS
-        resolved = replace(self, **{name: value for name, value in bundle.items() if getattr(self, name) is None})
+        resolved = replace(this, **{name: value for name, value in bundle.items() if getattr(this, name) is None})
         resolved._check()
         # Marks options whose preset can no longer act (every bundle value is set): see WRDScorer.
         object.__setattr__(resolved, "_resolved", True)

@@ -177,7 +177,7 @@ class WRDScorer:
         signature = self.signature_fields(idf_table)
         if self.options.rescale_with_baseline:
             # After choosing the best reference: the map is monotone, so the choice is the same.
-            base = lookup_baseline(signature, self.options.embedding)
+            base = lookup_baseline(signature, self.options.embedding, self.options)
             out_p = rescale(out_p, base["precision"]).tolist()
             out_r = rescale(out_r, base["recall"]).tolist()
             out_f = rescale(out_f, base["f1"]).tolist()

@@ -134,15 +134,16 @@ class PairDetail:
 
         >>> PairDetail(["get", "count"], ["size"], np.array([[0.05], [0.13]]), np.array([0.02, 0.98]),
         ...            np.array([1.0]), np.array([[0.02], [0.98]]), 0.1295, 0.1295)
-        PairDetail(prediction=['get', 'count'], reference=['size'], P=0.1295, R=0.1295, F1=0.1295, shape=(2, 1))
+        PairDetail(tokens_p=['get', 'count'], tokens_r=['size'], precision=0.1295, recall=0.1295, f1=0.1295, cos.shape=(2, 1))
         >>> words = [f"w{i}" for i in range(22)]
         >>> repr(PairDetail(words, words, np.eye(22), np.full(22, 1 / 22), np.full(22, 1 / 22),
-        ...                 np.eye(22) / 22, 1.0, 1.0))[:80]
-        "PairDetail(prediction=['w0', 'w1', 'w2', 'w3', ..., 'w20', 'w21'] (22 tokens), r"
+        ...                 np.eye(22) / 22, 1.0, 1.0))[:78]
+        "PairDetail(tokens_p=['w0', 'w1', 'w2', 'w3', ..., 'w20', 'w21'] (22 tokens), t"
         """
-        return (f"PairDetail(prediction={_tokens_repr(self.tokens_p)}, reference={_tokens_repr(self.tokens_r)}, "
-                f"P={self.precision:.4f}, R={self.recall:.4f}, F1={self.f1:.4f}, "
-                f"shape=({len(self.tokens_p)}, {len(self.tokens_r)}))")
+        # The names are the attributes' own, so what the repr shows can be read back as shown.
+        return (f"PairDetail(tokens_p={_tokens_repr(self.tokens_p)}, tokens_r={_tokens_repr(self.tokens_r)}, "
+                f"precision={self.precision:.4f}, recall={self.recall:.4f}, f1={self.f1:.4f}, "
+                f"cos.shape=({len(self.tokens_p)}, {len(self.tokens_r)}))")
 
     def to_pandas(self):
         """One row per (prediction token, reference token) cell, in row-major order: a tidy table.

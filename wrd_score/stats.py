@@ -49,8 +49,8 @@ import numpy as np
 
 from .checks import check_int, check_number
 
-__all__ = ["correlation_stats", "paired_bootstrap", "paired_p_value", "Confidence", "system_confidence", "PairedTest",
-           "paired_system_test", "check_resamples", "MIN_RESAMPLES", "PAIRED_METHODS", "undefined_reason"]
+__all__ = ["correlation_stats", "paired_bootstrap", "paired_p_value", "format_p_value", "Confidence",
+           "system_confidence", "PairedTest", "paired_system_test", "check_resamples", "MIN_RESAMPLES", "PAIRED_METHODS", "undefined_reason"]
 
 CORRELATIONS = ("pearson", "spearman", "kendall")
 # Resampled values held at once by scipy.stats.bootstrap (its batches never change a result).
@@ -344,6 +344,20 @@ def paired_system_test(baseline_values: Sequence[float], system_values: Sequence
         return PairedTest(delta, float(test.pvalue))
     deltas = _bootstrap_means(s - b, n_boot, seed, 0.95).bootstrap_distribution
     return PairedTest(delta, paired_p_value(deltas, delta))
+
+
+def format_p_value(p: float, digits: int = 4) -> str:
+    """A p-value with ``digits`` decimals, as sacreBLEU prints it (``0.0010``), except that one too small to
+    show is ``< 0.0001`` (at 4 digits), never ``0.0000``: a test of ``B`` resamples never gives less than
+    ``1 / (B + 1)``, so 0 would claim a certainty that no finite test has.
+
+    >>> format_p_value(1 / 1001), format_p_value(1 / 100001), format_p_value(1 / 100001, 3)
+    ('0.0010', '< 0.0001', '< 0.001')
+    """
+    text = f"{p:.{digits}f}"
+    if p > 0 and float(text) == 0:
+        return f"< {10 ** -digits:.{digits}f}"
+    return text
 
 
 def _mean_difference(b: np.ndarray, s: np.ndarray, axis: int) -> np.ndarray:

@@ -5,9 +5,10 @@ file of a million lines is fine), scores each chunk with one batched :meth:`WRDS
 (tokenisation and embedding lookup once per distinct string of the chunk, all pairs of the chunk
 in one compiled transport call) and yields one :class:`PairScore` per pair, in input order.
 
-Scores do not depend on ``chunk_size``: every pair is scored alone, a text's contextual vectors do
-not depend on the texts encoded with it, and IDF weights, the only thing a chunk could change, come
-from one table fixed beforehand (:func:`wrd_score.weights.shared_idf`): fitted on every reference when
+Scores do not depend on ``chunk_size`` (static: bit for bit; contextual: within
+:data:`~wrd_score.backends.contextual.SCORE_TOLERANCE`, as a text's float32 vectors move in their last bits
+with the batch it is encoded in): every pair is scored alone, and IDF weights, the only thing a chunk could
+change otherwise, come from one table fixed beforehand (:func:`wrd_score.weights.shared_idf`): fitted on every reference when
 they are all at hand (a list), else given as ``idf=`` (a one-pass stream).
 
 With a backend that encodes in batches (contextual), each chunk is announced to the backend before
@@ -110,9 +111,9 @@ def score_chunked(scorer: Any, predictions: Sequence[str], references: Sequence[
                   progress: Optional[Progress] = None) -> Dict[str, Any]:
     """:meth:`WRDScorer.score` of in-memory lists, a chunk at a time, with a progress callback.
 
-    The result equals one ``scorer.score(predictions, references, idf=idf)`` call bit for bit, with
-    either backend (a text's contextual vectors do not depend on the texts it is encoded with):
-    pairs are scored alone, and with IDF weights the table is fit once on every reference (the
+    The result equals one ``scorer.score(predictions, references, idf=idf)`` call bit for bit with
+    the static backend, and within :data:`~wrd_score.backends.contextual.SCORE_TOLERANCE` with the
+    contextual one (a text's float32 vectors move in their last bits with its batch): pairs are scored alone, and with IDF weights the table is fit once on every reference (the
     table one call would fit) and shared by the chunks.  This is the one chunked scorer of the
     library (the validation harness and the app use it).
 

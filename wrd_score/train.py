@@ -171,13 +171,14 @@ MAX_NEGATIVE = 1_000
 MAX_SEED = 2**32 - 1  # numpy's RandomState seed
 
 
-def check_embedding_output(output: Union[str, os.PathLike]) -> str:
+def check_embedding_output(output: Union[str, os.PathLike], inputs: Sequence[Any] = ()) -> str:
     """The ``.npz`` path that ``train``, ``convert`` and ``distill`` write, checked before any work
-    (a name, a folder that exists and is writable, or a FIFO/device; :func:`wrd_score.files.check_output`)."""
+    (a name, a folder that exists and is writable, or a FIFO/device, and none of ``inputs``, the
+    ``(what, path)`` files the command reads; :func:`wrd_score.files.check_output`)."""
     output = os.fspath(output)
     if not output.lower().endswith(".npz"):
         raise ValueError(f"output must be a .npz file, got {output!r}")
-    check_output(output)
+    check_output(output, inputs)
     return output
 
 
@@ -261,7 +262,8 @@ def train(corpus: PathList, output: Optional[Union[str, os.PathLike]] = None, *,
     architecture, negative, sample, workers = opts.architecture, opts.negative, opts.sample, opts.workers
     min_n, max_n, bucket, seed, dtype, name = opts.min_n, opts.max_n, opts.bucket, opts.seed, opts.dtype, opts.name
     if output is not None:
-        output = check_embedding_output(output)
+        paths = [corpus] if isinstance(corpus, (str, os.PathLike)) else list(corpus)
+        output = check_embedding_output(output, [("corpus", path) for path in paths])
     docs = Corpus(corpus, opts.corpus_format, opts.fraction)
 
     params: Dict[str, Any] = {"dim": dim, "min_count": min_count, "seed": seed, "fraction": docs.fraction,
@@ -410,7 +412,7 @@ def convert(source: Union[str, os.PathLike], output: Union[str, os.PathLike], *,
             allow_pickle: bool = False, dtype: StoredDtypeName = "float16", command: Optional[str] = None) -> StaticEmbedding:
     """Convert any loadable embedding (word2vec/GloVe text, word2vec binary, fastText ``.bin``,
     gensim pickles with ``allow_pickle=True``) to the safe ``.npz`` format."""
-    output = check_embedding_output(output)
+    output = check_embedding_output(output, [("source", source)])
     check_choice("dtype", dtype, STORED_DTYPES)
     emb = StaticEmbedding.load(source, format=format, allow_pickle=allow_pickle)
     for matrix in (emb.vectors, emb.ngram_vectors):

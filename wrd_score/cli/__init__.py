@@ -29,6 +29,7 @@ COMMANDS: Dict[str, str] = {
     "train": "train a static token embedding (word2vec, fastText, SVD) from a corpus",
     "distill": "distil a static token embedding from a local transformers encoder (MiniLM)",
     "convert": "convert an embedding file (word2vec, GloVe, fastText .bin, gensim) to the safe .npz",
+    "install-evaluate-module": "place the installed evaluate module where evaluate.load(\"wrdscore\") finds it, offline",
 }
 
 
@@ -77,7 +78,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         cmd = sub.add_parser(name, help=help_text, description=help_text)
-        module = f"{__name__}.{name}"
+        module = f"{__name__}.{name.replace('-', '_')}"
         if only is None or name == only:
             importlib.import_module(module).add_arguments(cmd)
         cmd.set_defaults(_module=module)

@@ -111,9 +111,11 @@ def add_input_arguments(parser: argparse.ArgumentParser, several_candidates: boo
     help_text = ("file of candidates, one per line (plain or .gz; '-' reads standard input), "
                  "or one candidate string")
     if several_candidates:
-        io.add_argument("-c", "--candidates", required=True, action="extend", nargs="+", metavar="FILE_OR_TEXT",
+        io.add_argument("-c", "--candidates", action="extend", nargs="+", metavar="FILE_OR_TEXT",
                         help=help_text + "; several files (or -c repeated) are several systems on the same "
-                                         "references, the first being the baseline (see --paired-bs)")
+                                         "references, the first being the baseline (see --paired-bs). Without -c, "
+                                         "standard input, as sacreBLEU reads a system (`cat sys | wrdscore score "
+                                         "-r refs`)")
     else:
         io.add_argument("-c", "--candidates", required=True, metavar="FILE_OR_TEXT", help=help_text)
     io.add_argument("-r", "--references", required=True, action="extend", nargs="+", metavar="FILE_OR_TEXT",

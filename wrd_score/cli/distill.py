@@ -67,10 +67,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_embedding_output(args.output)  # before minutes of distilling, as train does
     corpora = [_corpus_arg(c) for c in args.corpus] if args.corpus else None
     aggregate = [_corpus_arg(c, "--aggregate", DOCUMENT_FORMATS) for c in args.aggregate or ()]
     df_corpora = [_corpus_arg(c, "--df-corpus", DOCUMENT_FORMATS) for c in args.df_corpus] if args.df_corpus else "auto"
+    # Before minutes of distilling, as train does; the library checks again, naming its arguments.
+    check_embedding_output(args.output, [("--code-space", args.code_space)] + [
+        (flag, path) for flag, given in (("--corpus", corpora), ("--aggregate", aggregate),
+                                         ("--df-corpus", df_corpora if df_corpora != "auto" else None))
+        for path, _ in given or ()])
     checksum = distill(args.output, model=args.model, corpora=corpora, min_count=args.min_count, layer=args.layer,
                        pooling=args.pooling, pca_dims=args.pca_dims, sif=args.sif, aggregate=aggregate or None,
                        blend=args.blend, aggregate_min_count=args.aggregate_min_count,

@@ -5,7 +5,8 @@
   against the labels and returns scalar floats usable as ``metric_for_best_model``.
 * :func:`score_dataset` scores a prediction column against a reference column of a
   ``datasets.Dataset`` with ``Dataset.map(batched=True, num_proc=N)``; the result does not depend
-  on ``num_proc`` or ``batch_size``.
+  on ``num_proc`` or ``batch_size`` (contextual: within
+  :data:`~wrd_score.backends.contextual.SCORE_TOLERANCE`).
 
 Neither imports torch or transformers: the hook only calls the tokenizer it is given.
 """
@@ -185,7 +186,7 @@ def score_dataset(dataset: Any, predictions: str = "prediction", references: str
     ``{prefix}_best_reference`` through ``Dataset.map(batched=True, num_proc=num_proc)``. The
     ``references`` column holds a string or a list of strings per row. With IDF weights and no
     ``idf``, one table is fit on all references first (as a single ``score`` call would), so the
-    scores are the same for every ``num_proc`` and ``batch_size``.  The signature of the run is
+    scores are the same for every ``num_proc`` and ``batch_size`` (contextual: within ``SCORE_TOLERANCE``).  The signature of the run is
     ``WRDScorer(**metric_options).signature()``.
 
     >>> import datasets

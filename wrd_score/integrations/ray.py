@@ -12,7 +12,8 @@ reference of the dataset, streamed: the table one call would fit; a table per ac
 would change scores) and builds the signature.  With the contextual backend it loads the encoder
 on its CPU for that; the actors encode.
 
-Scores do not depend on ``num_actors``, ``batch_size`` or how the dataset is split into blocks.
+Scores do not depend on ``num_actors``, ``batch_size`` or how the dataset is split into blocks (static:
+bit for bit; contextual: within :data:`~wrd_score.backends.contextual.SCORE_TOLERANCE`).
 Give the dataset at least ``num_actors`` blocks (``read_parquet`` of several files, or
 ``ds.repartition(k)``): a block goes to one actor.
 """

@@ -33,13 +33,11 @@ the best F1 (exact match: the first that matches) counts, and gives the corpus i
 from __future__ import annotations
 
 import re
-from collections import Counter
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
 from .. import __version__
-from ..checks import check_choice
 from ..scoring import empty_pair_score, f1_score
 from ..signature import Signature
 from ..tokenize import split_identifier
@@ -197,7 +195,8 @@ class ExactMatch(Metric):
     name = "exact-match"
 
     def __init__(self, *, rule: str = "code2seq", special_tokens: Sequence[str] = CODE2SEQ_SPECIALS) -> None:
-        check_choice("rule", rule, EXACT_MATCH_RULES)
+        if rule not in EXACT_MATCH_RULES:
+            raise ValueError(f"rule must be one of {list(EXACT_MATCH_RULES)}, got {rule!r}")
         self.rule = rule
         self._read = _Subtokens(special_tokens)
 
