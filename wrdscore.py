@@ -1,11 +1,17 @@
 """WRDScore as a Hugging Face `evaluate` metric: a thin adapter over the `wrd_score` library."""
-import difflib
 import inspect
 
 import datasets
 import evaluate
 import wrd_score
+import wrd_score.checks
+import wrd_score.integrations.huggingface
+import wrd_score.evaluate_cache
 import wrd_score.options
+
+# A copy that `wrdscore install-evaluate-module` placed for evaluate.load("wrdscore") warns once it no longer
+# matches the installed package (an upgrade since); evaluate's own copies carry no marker and pass.
+wrd_score.evaluate_cache.warn_if_stale(__file__)
 
 _CITATION = """\
 @article{mussabayev2024wrdscore,
@@ -61,13 +67,15 @@ class WRDScore(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            # One schema: references are stored as lists, normalised by the library's rule (see
-            # add_batch). With two schemas evaluate picks one from the first example and casts the
-            # rest to it, so a plain string after a list became a list of its characters.
+            # One schema, the cheapest evaluate accepts: a string per example. An example's references are
+            # stored as one string (several: packed as JSON, wrd_score.integrations.huggingface.pack_references),
+            # read by the library's rule in add_batch. With a schema per shape evaluate would pick one at the first
+            # add and cast the rest to it (a string after a list became a list of its characters), and processes
+            # of a distributed run could pick different ones.
             features=datasets.Features(
                 {
                     "predictions": datasets.Value("string"),
-                    "references": datasets.Sequence(datasets.Value("string")),
+                    "references": datasets.Value("string"),
                 }
             ),
             codebase_urls=["https://github.com/ravmus/wrdscore"],
@@ -81,11 +89,7 @@ class WRDScore(evaluate.Metric):
         an option and fail later on the missing input with "NoneType has no len()").
         """
         known = ["predictions", "references", "idf"] + [info.name for info in wrd_score.options.option_info()]
-        for name in kwargs:
-            if name not in known:
-                close = difflib.get_close_matches(name, known, n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
-                raise TypeError(f"compute() got an unknown keyword {name!r}{hint} (known: {', '.join(known)})")
+        wrd_score.checks.check_names(kwargs, known, what="compute() keyword")
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     # compute(), add_batch() and add() all pass through these two, in every process of a distributed
@@ -93,23 +97,24 @@ class WRDScore(evaluate.Metric):
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of predictions and references (references: strings, lists of strings, or both)."""
         if predictions is not None:
-            predictions = wrd_score.scorer.check_texts("predictions", predictions)
+            predictions = wrd_score.checks.check_texts("predictions", predictions)
         if references is not None:
-            references = wrd_score.scorer.reference_lists(references)
+            references = wrd_score.integrations.huggingface.pack_references(references)
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one prediction and its reference (a string or a list of strings)."""
         if prediction is not None:
-            prediction = wrd_score.scorer.check_texts("prediction", [prediction])[0]
+            prediction = wrd_score.checks.check_texts("prediction", [prediction])[0]
         if reference is not None:
-            reference = wrd_score.scorer.reference_lists([reference])[0]
+            reference = wrd_score.integrations.huggingface.pack_references([reference])[0]
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def _compute(self, predictions, references, idf=None, **options):
         # Options are checked by the library (an unknown name is a TypeError listing the known ones);
         # None means "the library's default", so defaults live in one place (wrd_score.Options).
         options = {name: value for name, value in options.items() if value is not None}
+        references = wrd_score.integrations.huggingface.unpack_references(references)
         return wrd_score.WRDScorer(**options).score(predictions, references, idf=idf)
 
     # The signature tools and help() show: one keyword per library option, generated from its metadata.

@@ -15,7 +15,22 @@ measures both halves of that decision on this machine:
 3. ``cost``: CPU time to encode the first ``--cost-texts`` distinct sentences in batches of 64 on one
    thread, with and without the rule, in ``--rounds`` interleaved rounds, alternating which goes first (medians).
 
+4. ``scores``: the first ``--pairs`` STS-B dev pairs scored by the default contextual scorer (float32,
+   CPU, ``--runtime``) in one call (batch 64, 2 threads), then again in one call with the same settings
+   (the bits must not move), with 1, 3 and 16 threads, batch sizes 1 and 5, each pair alone, and in
+   chunks of 1 and 13 (``score_chunked``): how many pairs' P/R/F1 differ from the first call, and the
+   largest |difference|.  ``--envs`` repeats part 4 in fresh processes under environment variables that
+   select other code paths of this CPU's libraries (``MKL_ENABLE_INSTRUCTIONS=AVX2``: MKL's AVX2 kernels,
+   what it runs on CPUs without AVX-512, AMD's included; ``ATEN_CPU_CAPABILITY=avx2``: torch's own AVX2
+   kernels; ``MKL_CBWR=AUTO,STRICT``: MKL's strict conditional numerical reproducibility), and prints how
+   far each one's first call lies from this process's.
+
+5. ``static``: the same comparison for the static default (its compiled kernel sums in its own order), on
+   every STS-B dev pair: 1, 2 and 4 transport threads, chunks of 1, 7 and 1,000, each pair alone; bits.
+
     python benchmarks/batch_independence.py            # about 6 minutes on 2 cores
+    python benchmarks/batch_independence.py --scores-only --envs   # part 4, here and in 3 environments
+    python benchmarks/batch_independence.py --static-only          # part 5
 """
 from __future__ import annotations
 
@@ -111,6 +126,102 @@ def cost(texts: list, rounds: int) -> None:
                       "ratio": round(float(with_rule / without), 3)}), flush=True)
 
 
+ENVS = ({"MKL_ENABLE_INSTRUCTIONS": "AVX2"}, {"ATEN_CPU_CAPABILITY": "avx2"}, {"MKL_CBWR": "AUTO,STRICT"})
+
+
+def scores(pairs: list, runtime: str) -> dict:
+    """Part 4; returns the first call's scores (P, R, F1 lists) for the comparison across environments."""
+    import torch
+
+    from wrd_score import WRDScorer
+    from wrd_score.stream import score_chunked
+
+    preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
+
+    def run(n_threads: int = 2, batch_size: int = 64, how: str = "one call"):
+        torch.set_num_threads(n_threads)
+        scorer = WRDScorer(backend="contextual", batch_size=batch_size, runtime=runtime)
+        scorer.backend.progress = False
+        scorer.backend._memo_key = None  # encode anew: no states kept from an earlier call
+        if how == "one call":
+            out = scorer.score(preds, refs)
+        elif how == "alone":
+            out = {k: [] for k in ("precision", "recall", "f1")}
+            for p, r in pairs:
+                one = scorer.score([p], [r])
+                for k in out:
+                    out[k] += one[k]
+        else:
+            out = score_chunked(scorer, preds, refs, chunk_size=int(how.split()[-1]))
+        torch.set_num_threads(2)
+        return np.array([out["precision"], out["recall"], out["f1"]])
+
+    first = run()
+    variations = [("again, the same settings", {}), ("1 thread", {"n_threads": 1}), ("3 threads", {"n_threads": 3}),
+                  ("16 threads", {"n_threads": 16}), ("batch size 1", {"batch_size": 1}),
+                  ("batch size 5", {"batch_size": 5}), ("each pair alone", {"how": "alone"}),
+                  ("chunks of 1", {"how": "chunks of 1"}), ("chunks of 13", {"how": "chunks of 13"})]
+    for name, kwargs in variations:
+        got = run(**kwargs)
+        differ = int((got != first).any(axis=0).sum())
+        print(json.dumps({"runtime": runtime, "against one call (batch 64, 2 threads)": name, "pairs": len(pairs),
+                          "pairs whose P, R or F1 differ": differ,
+                          "largest |difference|": float(np.abs(got - first).max())}), flush=True)
+    return {"scores": first.tolist()}
+
+
+def static_bits(pairs: list) -> None:
+    """Part 5: the static default's scores, bit for bit, across thread counts, chunks and a pair alone."""
+    from wrd_score import WRDScorer
+    from wrd_score.stream import score_chunked
+
+    preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
+
+    def as_array(out):
+        return np.array([out["precision"], out["recall"], out["f1"]])
+
+    first = as_array(WRDScorer(num_threads=2).score(preds, refs))
+    variations = [(f"{n} transport threads", lambda n=n: as_array(WRDScorer(num_threads=n).score(preds, refs)))
+                  for n in (1, 2, 4)]
+    variations += [(f"chunks of {size}", lambda size=size: as_array(score_chunked(WRDScorer(), preds, refs,
+                                                                                     chunk_size=size)))
+                   for size in (1, 7, 1000)]
+    variations.append(("each pair alone", lambda: np.array([as_array(WRDScorer().score([p], [r]))[:, 0]
+                                                             for p, r in pairs]).T))
+    for name, run in variations:
+        got = run()
+        print(json.dumps({"static default": name, "against": "one call, 2 transport threads", "pairs": len(pairs),
+                          "pairs whose P, R or F1 differ": int((got != first).any(axis=0).sum())}), flush=True)
+
+
+def environments(args) -> None:
+    """Part 4 again in fresh processes, each under one of :data:`ENVS`."""
+    import os
+    import subprocess
+    import tempfile
+
+    here = scores(_pairs(args.pairs), args.runtime)["scores"]
+    for env in ENVS:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "scores.json"
+            print(json.dumps({"environment": env}), flush=True)
+            subprocess.run([sys.executable, __file__, "--scores-only", "--pairs", str(args.pairs), "--runtime",
+                            args.runtime, "--save", str(out)], env={**os.environ, **env}, check=True)
+            there = np.array(json.loads(out.read_text())["scores"])
+        print(json.dumps({"environment": env, "first call against this process's": True,
+                          "pairs whose P, R or F1 differ": int((there != np.array(here)).any(axis=0).sum()),
+                          "largest |difference|": float(np.abs(there - np.array(here)).max())}), flush=True)
+
+
+def _rows():
+    with open(STSB_DEV, encoding="utf-8", newline="") as f:
+        return list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
+
+
+def _pairs(n: int) -> list:
+    return [(r[1], r[2]) for r in _rows()[:n]]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=400, help="largest row count of the linear test")
@@ -118,14 +229,33 @@ def main(argv=None) -> int:
     parser.add_argument("--cost-texts", type=int, default=3000, help="distinct STS-B dev sentences to time")
     parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds of the timing")
     parser.add_argument("--cost-only", action="store_true", help="run part 3 only")
+    parser.add_argument("--linear-only", action="store_true", help="run part 1 only")
+    parser.add_argument("--static-only", action="store_true", help="run part 5 only")
+    parser.add_argument("--pairs", type=int, default=300, help="STS-B dev pairs of part 4")
+    parser.add_argument("--runtime", default="torch", choices=("torch", "onnx"), help="runtime of part 4")
+    parser.add_argument("--scores-only", action="store_true", help="run part 4 only")
+    parser.add_argument("--envs", action="store_true", help="with --scores-only: part 4 in each environment of ENVS")
+    parser.add_argument("--save", help=argparse.SUPPRESS)  # where a child process of --envs leaves its scores
     args = parser.parse_args(argv)
     import torch
 
     print(json.dumps({"torch": torch.__version__, "blas": torch.backends.mkl.is_available() and "mkl",
                       "cpu capability": torch.backends.cpu.get_cpu_capability()}), flush=True)
-    with open(STSB_DEV, encoding="utf-8", newline="") as f:
-        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
-    distinct = list(dict.fromkeys(t for r in rows for t in (r[1], r[2])))
+    if args.scores_only:
+        if args.envs:
+            environments(args)
+        else:
+            first = scores(_pairs(args.pairs), args.runtime)
+            if args.save:
+                Path(args.save).write_text(json.dumps(first))
+        return 0
+    if args.static_only:
+        static_bits([(r[1], r[2]) for r in _rows()])
+        return 0
+    if args.linear_only:
+        linear_rows(args.rows, [1, 2, 3, 16, 64])
+        return 0
+    distinct = list(dict.fromkeys(t for r in _rows() for t in (r[1], r[2])))
     if not args.cost_only:
         linear_rows(args.rows, [1, 2, 3, 16, 64])
         encoder(distinct[:args.texts], [1, 2, 3, 16])

@@ -275,6 +275,44 @@ def workload_rows(label: str, pairs: Pairs, scorer_kwargs: dict, repeat: int, na
     return rows
 
 
+def evaluate_rows(pairs: Pairs, repeat: int) -> List[dict]:
+    """The evaluate path (``evaluate.load("wrdscore.py").compute``, the design card's main use) against
+    ``WRDScorer.score`` on the same pairs in this process, and the input checks alone (what both run first:
+    ``check_texts`` on the predictions, ``check_references`` on the references)."""
+    import evaluate
+    from wrd_score import WRDScorer
+    from wrd_score.checks import check_references, check_texts
+
+    predictions, references = [p for p, _ in pairs], [r for _, r in pairs]
+    scorer = WRDScorer()  # what compute() builds: the default options
+    module = evaluate.load(str(REPO / "wrdscore.py"))
+    module.compute(predictions=predictions[:200], references=references[:200])  # warm-up
+    run_new(scorer, pairs[:200])
+    n = len(pairs)
+    t_lib = t_eval = t_check = t_check_lists = float("inf")
+    lists = [[r] for r in references]
+    for _ in range(repeat):  # interleaved, so a burst of load from elsewhere hits all of them
+        t, lib = best_time(lambda: scorer.score(predictions, references), 1)
+        t_lib = min(t_lib, t)
+        t, out = best_time(lambda: module.compute(predictions=predictions, references=references), 1)
+        t_eval = min(t_eval, t)
+        t, _ = best_time(lambda: (check_texts("predictions", predictions), check_references(references, n)), 1)
+        t_check = min(t_check, t)
+        t, _ = best_time(lambda: (check_texts("predictions", predictions), check_references(lists, n)), 1)
+        t_check_lists = min(t_check_lists, t)
+    same = out == lib
+    rows = [{"method": "WRDScorer.score", "seconds": t_lib, "vs_score": 1.0, "note": "the library, default options"},
+            {"method": "evaluate compute()", "seconds": t_eval, "vs_score": t_lib / t_eval,
+             "note": "evaluate.load('wrdscore.py'); " + ("same result as WRDScorer.score" if same else "result DIFFERS")},
+            {"method": "input checks, one reference each", "seconds": t_check, "vs_score": t_lib / t_check,
+             "note": "check_texts + check_references: strings"},
+            {"method": "input checks, lists of one", "seconds": t_check_lists, "vs_score": t_lib / t_check_lists,
+             "note": "the same with each reference in a list"}]
+    for row in rows:
+        row["pairs"], row["rate"] = n, n / row["seconds"]
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller workloads (about a minute)")
@@ -283,6 +321,8 @@ def main(argv=None) -> int:
     parser.add_argument("--stream-pairs", type=int, help="streamed pairs (default 1,000,000; quick 100,000; 0 = skip)")
     parser.add_argument("--naive-max", type=int, help="pairs for the naive loop (default all; quick 5,000)")
     parser.add_argument("--repeat", type=int, help="best of N interleaved timings (default 3; quick 2)")
+    parser.add_argument("--evaluate-pairs", type=int,
+                        help="method-name pairs for the evaluate path (default 50,000; 0 = skip)")
     parser.add_argument("--chunk-size", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--stream-child", type=int, help=argparse.SUPPRESS)
@@ -319,6 +359,9 @@ def main(argv=None) -> int:
     sentences = sentence_pairs(n_sent, args.seed)
     table = workload_rows("method names", names, {}, repeat, naive_max)
     table += workload_rows("STS-B sentences", sentences, {"preset": "sentences"}, repeat, naive_max)
+    n_eval = args.evaluate_pairs if args.evaluate_pairs is not None else 50_000
+    evaluate_table = evaluate_rows(list(iter_method_name_pairs(rows_by_file, n_eval, args.seed)), repeat) \
+        if n_eval else []
     main_rss = peak_rss_mb()
     stream = run_child(["--stream-child", str(n_stream), "--seed", str(args.seed), "--chunk-size",
                         str(args.chunk_size)]) if n_stream else None
@@ -353,6 +396,21 @@ def main(argv=None) -> int:
               f"1 thread: {stream['seconds']:.1f} s ({stream['pairs'] / stream['seconds']:,.0f} pairs/s), "
               f"peak RSS {stream['peak_rss_mb']:.0f} MB (after loading: {stream['rss_before_mb']:.0f} MB); "
               f"target < 1024 MB: {'met' if stream['peak_rss_mb'] < 1024 else 'NOT met'}")
+    if evaluate_table:
+        print()
+        print(f"The evaluate path on {evaluate_table[0]['pairs']:,} method-name pairs (default options, every core), "
+              "against WRDScorer.score on the same pairs in this process:")
+        print()
+        print("| method | pairs | seconds | pairs/s | throughput vs WRDScorer.score | note |")
+        print("|---|---:|---:|---:|---:|---|")
+        for r in evaluate_table:
+            print(f"| {r['method']} | {r['pairs']:,} | {r['seconds']:.3f} | {r['rate']:,.0f} | {r['vs_score']:.2f} | "
+                  f"{r['note']} |")
+        ev, checks = evaluate_table[1], evaluate_table[2]
+        print()
+        print(f"aims (issue 33): evaluate >= 0.45x WRDScorer.score: {ev['vs_score']:.2f} "
+              f"({'met' if ev['vs_score'] >= 0.45 else 'NOT met'}); checks of {checks['pairs']:,} pairs < 0.03 s: "
+              f"{checks['seconds']:.3f} s ({'met' if checks['seconds'] < 0.03 else 'NOT met'})")
     names_rows = {r["method"]: r for r in table if r["workload"] == "method names"}
     sent_rows = {r["method"]: r for r in table if r["workload"] == "STS-B sentences"}
     one_name, one_sent = names_rows["new scorer, 1 thread"], sent_rows["new scorer, 1 thread"]

@@ -1,4 +1,5 @@
 import os
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,6 +13,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+# The user's WRDScore folder (baselines from `wrdscore baseline`, ONNX exports) is a fresh one for the run: what a
+# developer keeps in ~/.cache/wrd_score must not change a test, and no test may write there.
+os.environ["WRDSCORE_CACHE"] = tempfile.mkdtemp(prefix="wrdscore-test-cache-")
 
 
 @pytest.fixture(scope="session")
@@ -179,6 +183,25 @@ def make_tiny_bert(minilm_tokenizer):
         return Path(path)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def contextual_agrees():
+    """``check(got, want)``: two contextual results (``score``'s dicts) agree as promised across batches,
+    chunks, processes and thread counts: the same signature and best references, every per-example
+    value and mean within ``SCORE_TOLERANCE`` (float32 rounding; bits are promised for one call only)."""
+    import numpy as np
+
+    from wrd_score.backends.contextual import SCORE_TOLERANCE
+
+    def check(got, want):
+        assert got.keys() == want.keys() and got["signature"] == want["signature"]
+        assert got["best_reference"] == want["best_reference"]
+        for key in ("precision", "recall", "f1", "mean_precision", "mean_recall", "mean_f1"):
+            gap = np.max(np.abs(np.asarray(got[key], dtype=float) - np.asarray(want[key], dtype=float)))
+            assert gap <= SCORE_TOLERANCE, (key, gap)
+
+    return check
 
 
 @pytest.fixture(scope="session")

@@ -258,7 +258,8 @@ def test_undefined_correlation_shows_its_reason(page, tmp_path):
 
 
 def test_api_as_a_client(server, tmp_path):
-    """The API bypassing the page: named endpoints, numbers not HTML, one-line errors for hostile input."""
+    """The API as a client uses it: named endpoints and parameters, data not HTML or update dicts, one signature
+    per metric, the scored file as a file (issue 32)."""
     client_module = pytest.importorskip("gradio_client")
     client = client_module.Client(server, verbose=False)
     endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
@@ -266,23 +267,70 @@ def test_api_as_a_client(server, tmp_path):
     got = client.predict("getCount", "size", api_name="/score_pair")
     want = WRDScorer().score(["getCount"], ["size"])
     assert got["f1"] == want["f1"][0] and got["precision"] == want["precision"][0]
-    assert any(row["metric"] == "ROUGE-1" for row in got["metrics"])
-    for args, message in ((("getCount " * 2000, "size"), "5,000"), ((12, "size"), "prediction must be a string"),
-                          (("a", "b", "no such embedding"), "embedding must be one of")):
-        with pytest.raises(Exception, match=message):
-            client.predict(*args, api_name="/score_pair")
-    with pytest.raises(Exception, match="siblings must be true or false"):
-        client.predict("a", "b", siblings="yes", api_name="/score_pair")
-    # The file endpoint: its outputs are named, the means a table of numbers.
+    assert got["signature"] == want["signature"] == got["signatures"]["WRDScore"]
+    assert "ROUGE-1" in got["signatures"] and any(row["metric"] == "ROUGE-1" for row in got["metrics"])
+    # The file endpoint: a file in, the rows as records and the scored file out; options by name.
     path = tmp_path / "paper.csv"
     PAPER_ROWS.to_csv(path, index=False)
-    outputs = [o["label"] for o in endpoints["/score_file"]["returns"]]
-    assert "Means" in outputs and not any(label.startswith("value_") for label in outputs), outputs
-    result = client.predict(client_module.handle_file(str(path)), api_name="/score_file")
-    means = result[outputs.index("Means")]
-    assert means["headers"] == ["metric", "precision", "recall", "f1"]
-    assert means["data"][0][0] == "WRDScore" and isinstance(means["data"][0][3], float)
+    names = [p["parameter_name"] for p in endpoints["/score_file"]["parameters"]]
+    assert names[:2] == ["file", "embedding"] and "siblings" in names and "preset" in names
+    record, scored = client.predict(client_module.handle_file(str(path)), siblings=False, api_name="/score_file")
+    expected = WRDScorer().score(PAPER_ROWS["prediction"].tolist(), PAPER_ROWS["reference"].tolist())
+    assert [row["wrdscore_f1"] for row in record["rows"]] == expected["f1"]
+    assert record["means"][0]["metric"] == "WRDScore" and record["signatures"] == {"WRDScore": expected["signature"]}
+    assert pd.read_csv(scored)["wrdscore_f1"].tolist() == expected["f1"]  # downloaded by the client, a file
+
+
+def test_hostile_api_calls_are_refused_in_one_line(server, tmp_path):
+    """Calls that bypass the page: huge texts, many rows, wrong types, unknown options, a server path."""
+    client_module = pytest.importorskip("gradio_client")
+    from wrd_score import space
+
+    client = client_module.Client(server, verbose=False)
+    for args, kwargs, message in (
+            (("getCount " * 2000, "size"), {}, "5,000"),
+            ((12, "size"), {}, "prediction must be a string, got int"),
+            (("a", "b", "no such embedding"), {}, "embedding must be one of"),
+            (("a", "b"), {"siblings": "yes"}, "siblings must be True or False"),
+            (("a", "b"), {"weights": "idff"}, "did you mean 'idf'")):
+        with pytest.raises(Exception, match=message):
+            client.predict(*args, **kwargs, api_name="/score_pair")
+    many = tmp_path / "many.csv"
+    pd.DataFrame({"prediction": ["a"] * (space.MAX_ROWS + 1), "reference": ["b"] * (space.MAX_ROWS + 1)}).to_csv(
+        many, index=False)
     bad = tmp_path / "bad.csv"
     bad.write_bytes(b"\x00\x01binary" * 100)
-    with pytest.raises(Exception, match="csv|UTF-8|columns"):
-        client.predict(client_module.handle_file(str(bad)), api_name="/score_file")
+    for path, kwargs, message in ((many, {}, f"limit is {space.MAX_ROWS}"), (bad, {}, "binary"),
+                                  (many, {"variant": "wdr"}, "did you mean 'wrd'"),
+                                  (many, {"clip_negative": "no"}, "clip_negative must be True or False")):
+        with pytest.raises(Exception, match=message):
+            client.predict(client_module.handle_file(str(path)), **kwargs, api_name="/score_file")
+    # Raw HTTP, as no client would send it: a path on the server that was never uploaded is not read.
+    status, events = _raw_call(server, "score_file", [{"path": "/etc/hostname", "meta": {"_type": "gradio.FileData"}}])
+    assert "event: error" in events and "prediction" not in events, (status, events[:500])
+
+
+def _raw_call(server: str, api_name: str, data: list):
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(f"{server}gradio_api/call/{api_name}", data=json.dumps({"data": data}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        event_id = json.load(response)["event_id"]
+    with urllib.request.urlopen(f"{server}gradio_api/call/{api_name}/{event_id}", timeout=120) as response:
+        return response.status, response.read().decode("utf-8", "replace")
+
+
+def test_file_tab_before_and_without_an_upload(page):
+    """Issue 32: before an upload the tab showed empty tables headed "1 2 3" and a blank plot, and Score without a
+    file showed "Error" in all seven outputs. Now nothing stands empty, and one message says what to do."""
+    page.get_by_role("tab", name="Score a file").click()
+    page.locator("#score-file").wait_for(state="visible")
+    for elem_id in ("file-means", "rows", "histogram", "download", "file-signature", "correlations"):
+        assert page.locator(f"#{elem_id}").count() == 0 or not page.locator(f"#{elem_id}").is_visible(), elem_id
+    page.click("#score-file")
+    page.wait_for_function("() => document.querySelector('#file-summary')?.innerText.includes('Upload')")
+    assert "Upload a .csv" in page.inner_text("#file-summary")
+    text = page.inner_text("body")
+    assert "Error" not in text and page.locator(".toast-body").count() == 0, text[-500:]

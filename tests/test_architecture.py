@@ -39,7 +39,9 @@ def test_every_module_is_on_the_architecture_page_and_every_listed_module_exists
     ("empty_pair_score", "wrd_score/scoring.py"), ("cosine_matrix", "wrd_score/scoring.py"),
     ("f1_score", "wrd_score/scoring.py"), ("best_of", "wrd_score/scoring.py"),
     ("plan_prf", "wrd_score/transport/variants.py"), ("cosine_range", "wrd_score/transport/variants.py"),
-    ("uses_idf", "wrd_score/weights.py"), ("reference_lists", "wrd_score/scorer.py"),
+    ("uses_idf", "wrd_score/weights.py"), ("reference_lists", "wrd_score/checks.py"),
+    ("check_int", "wrd_score/checks.py"), ("unknown_message", "wrd_score/checks.py"),
+    ("write_table", "wrd_score/files.py"), ("shared_backends", "wrd_score/metrics/backend_idf.py"),
     ("read_table", "wrd_score/files.py"), ("open_input", "wrd_score/files.py"),
     ("read_json", "wrd_score/files.py"), ("atomic_write", "wrd_score/files.py"),
     ("check_output", "wrd_score/files.py"), ("resolve_inputs", "wrd_score/cli/io.py"),
@@ -249,7 +251,8 @@ def _table_rows():
 
 
 #: Imported from any row: they import nothing of the package but each other.
-HELPERS = {"wrd_score/signature.py", "wrd_score/files.py", "wrd_score/deps.py", "wrd_score/_kernels.py"}
+HELPERS = {"wrd_score/signature.py", "wrd_score/files.py", "wrd_score/deps.py", "wrd_score/checks.py",
+           "wrd_score/_kernels.py"}
 
 
 def _package_imports(module):

@@ -251,13 +251,13 @@ def test_bad_input_exits_2_and_writes_nothing(files, tmp_path, capsys, case, mes
 def test_bad_flags(files, capsys):
     cands, refs1, _ = files
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--weights", "bogus")
-    assert code == 2 and "--weights: invalid choice: 'bogus'" in err
+    assert code == 2 and "--weights: weights must be one of [" in err and "got 'bogus'" in err
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--json", "--per-example")
     assert code == 2 and "not both" in err
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--chunk-size", "0")
     assert code == 2 and "--chunk-size" in err
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "-o", cands)
-    assert code == 2 and "also an input file" in err
+    assert code == 2 and "is also the -c input" in err
 
 
 # ------------------------------------------------------------------------------ console script
@@ -347,6 +347,42 @@ def test_standard_input(files, name):
     got = json.loads(proc.stdout)
     expected = _expected_json([list(pair) for pair in zip(REFS1, REFS2)])
     assert got["f1"] == expected["f1"] and got["best_reference"] == expected["best_reference"]
+
+
+def test_candidates_from_a_pipe_without_c(files):
+    # sacreBLEU's habit, `cat sys | sacrebleu refs`: with no -c the candidates are standard input.
+    cands, refs1, _ = files
+    proc = subprocess.run(_cli_base() + ["score", "-r", refs1, "--json"], input=Path(cands).read_text(encoding="utf-8"),
+                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["f1"] == _expected_json(REFS1)["f1"]
+
+
+def test_no_candidates_and_a_terminal_on_stdin_is_refused_not_waited_for(files, capsys, monkeypatch):
+    _, refs1, _ = files
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    code, _, err = run_cli(capsys, "score", "-r", refs1)
+    assert code == 2 and "-c" in err and "standard input" in err and err.count("\n") == 1, err
+
+
+def test_score_only_and_format_json_as_sacrebleu(files, capsys):
+    cands, refs1, _ = files
+    code, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--json")
+    full = json.loads(out)
+    code, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "-b")
+    assert code == 0 and out == f"{full['mean_f1']:.6f}\n", err  # -b/--score-only: the score alone (mean F1)
+    code, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--score-only", "--digits", "3")
+    assert out == f"{full['mean_f1']:.3f}\n"
+    code, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "-b", "--confidence")
+    assert re.fullmatch(r"\d\.\d{6} \[\d\.\d{6}, \d\.\d{6}\]\n", out), out
+    code, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "-f", "json")  # -f/--format as sacreBLEU
+    assert code == 0 and json.loads(out) == full
+    code, out, _ = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--format", "text")
+    assert code == 0 and out.startswith(full["signature"] + " P: ")
+    for flags, message in ((["-b", "--json"], "-b"), (["-b", "--per-example"], "-b"), (["-f", "latex"], "latex"),
+                           (["-f", "text", "--json"], "--json")):
+        code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, *flags)
+        assert code == 2 and message in err, (flags, err)
 
 
 def test_stdin_twice_is_refused(files, capsys):
@@ -552,12 +588,11 @@ def test_paired_approximate_randomisation(files, tmp_path, capsys):
     (["-c", "SECOND"], "2 candidate inputs (-c) were given: several systems are compared only with --paired-bs"),
     (["-c", "SECOND", "--paired-bs", "--per-example"], "--per-example scores one system"),
     (["-c", "SHORT", "--paired-bs"], "has 7 lines but candidates file"),
-    (["-c", "SECOND", "--paired-bs", "--paired-bs-n", "0"], "--paired-bs-n must be an integer >= 40 (a 95% interval needs one resample beyond each bound), got 0"),
-    (["--confidence", "--confidence-n", "-3"], "--confidence-n must be an integer >= 40 (a 95% interval needs one resample beyond each bound), got -3"),
-    (["--confidence", "--confidence-n", "1"], "--confidence-n must be an integer >= 40 (a 95% interval needs one "),
-    (["-c", "SECOND", "--paired-ar", "--paired-ar-n", "10"], "--paired-ar-n must be an integer >= 40 (a 95% interval needs one resample beyond each bound), got 10"),
+    (["-c", "SECOND", "--paired-bs", "--paired-bs-n", "0"], "--paired-bs-n must be an integer between 40 and 100,000 (a 95% interval needs one resample beyond each bound), got 0"),
+    (["--confidence", "--confidence-n", "-3"], "--confidence-n must be an integer between 40 and 100,000 (a 95% interval needs one resample beyond each bound), got -3"),
+    (["--confidence", "--confidence-n", "1"], "--confidence-n must be an integer between 40 and 100,000 (a 95% interval needs one "),
+    (["-c", "SECOND", "--paired-ar", "--paired-ar-n", "10"], "--paired-ar-n must be an integer between 40 and 100,000 (a 95% interval needs one resample beyond each bound), got 10"),
     (["-c", "SECOND", "--paired-ar", "--paired-bs"], "give --paired-bs or --paired-ar, not both"),
-    (["--confidence", "--seed", "-1"], "--seed must be a non-negative integer, got -1"),
     (["-c", "-", "--paired-bs", "-r", "-"], "standard input ('-') can be given only once"),
 ])
 def test_statistics_flags_refused_clearly(files, tmp_path, capsys, extra, message):
@@ -566,6 +601,16 @@ def test_statistics_flags_refused_clearly(files, tmp_path, capsys, extra, messag
     extra = [names.get(a, a) for a in extra]
     code, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, *extra)
     assert code == 2 and out == "" and err.startswith("wrdscore score: error:") and message in err, err
+
+
+def test_integer_flags_are_held_by_the_checks(files, capsys):
+    # argparse refuses them (usage, then the one line of wrd_score.checks), before any input is read.
+    cands, refs1, _ = files
+    for extra, message in ((["--seed", "-1"], "argument --seed: --seed must be an integer >= 0, got -1"),
+                           (["--digits", "18"], "--digits must be an integer between 0 and 17, got 18"),
+                           (["--chunk-size", "x"], "--chunk-size must be a positive integer, got 'x'")):
+        code, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, *extra)
+        assert code == 2 and out == "" and err.rstrip().endswith(message), err
 
 
 def test_per_example_tsv_reads_as_a_table(files, tmp_path, capsys):

@@ -3,6 +3,7 @@ checks, the per-process cache, unknown tokens composed from n-grams or word piec
 import gzip
 import hashlib
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -325,7 +326,7 @@ def test_composed_vector_cache_is_bounded_in_bytes_and_can_be_emptied(monkeypatc
     rng = np.random.default_rng(1)
     grams = rng.standard_normal((50, 64))
     emb = StaticEmbedding(["a"], np.ones((1, 64)), ngram_vectors=grams, min_n=2, max_n=4)
-    budget = 40 * (64 * 8 + store._OOV_ENTRY_OVERHEAD + 8)
+    budget = 40 * (sys.getsizeof(np.zeros(64)) + sys.getsizeof("tok00000") + store._OOV_ENTRY_OVERHEAD)
     monkeypatch.setattr(store, "MAX_OOV_CACHE_BYTES", budget)
     tokens = [f"tok{i:05d}" for i in range(300)]
     first = emb.oov_vectors(tokens)

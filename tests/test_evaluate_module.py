@@ -171,8 +171,62 @@ def test_load_the_installed_module_by_the_documented_spelling(tmp_path):
 def test_a_misspelt_keyword_is_named(module_path):
     # Issue 22.19: compute(predictionss=...) said "object of type 'NoneType' has no len()".
     metric = evaluate.load(module_path)
-    with pytest.raises(TypeError, match=r"compute\(\) got an unknown keyword 'predictionss'; did you mean 'predictions'\?"):
+    with pytest.raises(TypeError, match=r"compute\(\) keyword must be one of \[.*\], got 'predictionss'; did you mean 'predictions'\?"):
         metric.compute(predictionss=["getCount"], references=["get_count"])
-    with pytest.raises(TypeError, match=r"unknown keyword 'variantt'; did you mean 'variant'\?"):
+    with pytest.raises(TypeError, match=r"got 'variantt'; did you mean 'variant'\?"):
         metric.compute(predictions=["getCount"], references=["get_count"], variantt="wrd")
     assert metric.compute(predictions=["getCount"], references=["get_count"], variant="wrd")["f1"] == [1.0]
+
+
+def test_the_bare_name_loads_offline_after_one_documented_step(tmp_path, run_cli):
+    """Issue 32: the design card's own line, evaluate.load("wrdscore"), failed offline and online (no Hub
+    module). After `wrdscore install-evaluate-module` it loads the installed module by the bare name, in a fresh
+    process with the Hub unreachable; a copy left from another version warns; running the step again replaces it."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    modules = tmp_path / "hf" / "modules"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1",
+           "HF_HOME": str(tmp_path / "hf"), "HF_MODULES_CACHE": str(modules)}
+    load = ("import json, evaluate\n"
+            "m = evaluate.load('wrdscore')\n"
+            "print(json.dumps(m.compute(predictions=['getCount', 'size'], references=['get_count', 'length'])))\n")
+
+    def python(code):  # a fresh process: evaluate reads HF_MODULES_CACHE when it is imported
+        return subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True,
+                              timeout=300)
+
+    before = python(load)
+    assert before.returncode != 0 and "wrdscore" in before.stderr  # nothing to load by the bare name yet
+    code, out, err = run_cli("install-evaluate-module", "--modules-cache", modules)
+    assert code == 0, err
+    copy = out.split()[1]
+    assert copy.startswith(str(modules / "evaluate_modules" / "metrics" / "evaluate-metric--wrdscore")) \
+        and copy.endswith("wrdscore.py")
+    after = python(load)
+    assert after.returncode == 0, after.stderr
+    got = json.loads(after.stdout.strip().splitlines()[-1])
+    assert got == wrd_score.score(["getCount", "size"], ["get_count", "length"])
+    assert "install-evaluate-module" not in after.stderr
+    assert run_cli("install-evaluate-module", "--modules-cache", modules, "--check")[0] == 0
+
+    # An upgrade since the copy was made: the marker no longer matches the installed module.
+    marker = os.path.join(os.path.dirname(copy), "wrdscore.installed.json")
+    with open(marker, "w") as handle:
+        json.dump({"wrd_score": "0.0.1", "sha256": "0" * 64}, handle)
+    stale = python(load)
+    assert stale.returncode == 0 and "made for wrd-score 0.0.1" in stale.stderr \
+        and "wrdscore install-evaluate-module" in stale.stderr, stale.stderr
+    code, out, _ = run_cli("install-evaluate-module", "--modules-cache", modules, "--check")
+    assert code == 1 and "outdated" in out
+    # Running the step again replaces it: an older copy it wrote goes, a folder it did not write stays.
+    folder = modules / "evaluate_modules" / "metrics" / "evaluate-metric--wrdscore"
+    (folder / ("1" * 64)).mkdir()
+    (folder / ("2" * 64)).mkdir()
+    (folder / ("2" * 64) / "wrdscore.installed.json").write_text('{"wrd_score": "0.0.1", "sha256": "x"}')
+    assert run_cli("install-evaluate-module", "--modules-cache", modules)[0] == 0
+    assert run_cli("install-evaluate-module", "--modules-cache", modules, "--check")[0] == 0
+    assert sorted(p.name for p in folder.iterdir() if len(p.name) == 64) == sorted(
+        [os.path.basename(os.path.dirname(copy)), "1" * 64])

@@ -474,16 +474,19 @@ def test_emd_plan_rejects_what_pot_would_crash_on(a, b, cost):
 
 
 # ------------------------------------------------------------------------------ app uploads
-def test_app_has_no_user_embedding_or_model_input(space_app):
+def test_app_has_no_user_embedding_or_model_input():
+    """The visitor picks from a fixed list; every choice maps to a shipped or packaged embedding."""
+    from wrd_score import space as space_app
     from wrd_score.embeddings import NAMED_EMBEDDINGS
 
-    """The visitor picks from a fixed list; every choice maps to a shipped or packaged embedding."""
     for label, options in space_app.EMBEDDINGS.items():
         assert options.get("embedding", "default") in NAMED_EMBEDDINGS, (label, options)
         assert options.get("model", "default") == "default", (label, options)
         assert not options.get("allow_pickle") and not options.get("trust_remote_code"), (label, options)
     with pytest.raises(ValueError):
-        space_app.metric_options("/tmp/evil.model")
+        space_app.PageOptions(embedding="/tmp/evil.model").library_options()
+    with pytest.raises(ValueError, match="embedding must be one of"):
+        space_app.PageOptions.from_api({"embedding": "/tmp/evil.model"})
 
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -498,7 +501,9 @@ from hypothesis import strategies as st  # noqa: E402
                              lambda rows: ("prediction,reference\n" + "".join(f"{a},{b}\n" for a, b in rows)).encode(
                                  "utf-8", "surrogatepass"))),
        suffix=st.sampled_from([".csv", ".tsv", ".jsonl", ".txt", ".pkl", ""]))
-def test_app_upload_parser_accepts_data_or_says_why(space_app, tmp_path, content, suffix):
+def test_app_upload_parser_accepts_data_or_says_why(tmp_path, content, suffix):
+    from wrd_score import space as space_app
+
     path = tmp_path / f"upload{suffix}"
     path.write_bytes(content)
     try:
@@ -510,7 +515,9 @@ def test_app_upload_parser_accepts_data_or_says_why(space_app, tmp_path, content
         assert all(isinstance(v, str) for col in ("prediction", "reference") for v in frame[col])
 
 
-def test_app_refuses_oversized_uploads_and_texts(space_app, tmp_path):
+def test_app_refuses_oversized_uploads_and_texts(tmp_path):
+    from wrd_score import space as space_app
+
     big = tmp_path / "big.csv"
     big.write_bytes(b"prediction,reference\n" + b"a,b\n" * (space_app.MAX_UPLOAD_BYTES // 4 + 10))
     with pytest.raises(space_app.UploadError, match="MB"):
@@ -521,8 +528,10 @@ def test_app_refuses_oversized_uploads_and_texts(space_app, tmp_path):
         space_app.read_upload(str(long))
 
 
-def test_app_writes_results_only_into_a_fresh_temporary_directory(space_app, tmp_path):
+def test_app_writes_results_only_into_a_fresh_temporary_directory(tmp_path):
     import tempfile
+
+    from wrd_score import space as space_app
 
     table = space_app.read_upload(str(_write_text(tmp_path / "in.csv", ["prediction,reference", "getCount,size"])))
     for name in ("../../etc/passwd.csv", "/abs/path/x.tsv", "..\\..\\evil.jsonl", "a b.csv"):

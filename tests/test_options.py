@@ -117,7 +117,7 @@ def test_cli_preset_flag(odd_sentences, run_cli):
                         "--variant", "wrd", "--json")
     assert "variant:wrd" in json.loads(out)["signature"]
     code, _, err = run_cli("score", "--strings", "-c", "a", "-r", "b", "--preset", "code")
-    assert code == 2 and "invalid choice: 'code'" in err
+    assert code == 2 and "preset must be one of ['identifiers', 'sentences'], got 'code'" in err
 
 
 def test_evaluate_module_preset(odd_sentences, repo):

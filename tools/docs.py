@@ -581,7 +581,7 @@ class Figure(Block):
             return False
         if self.produce is not None:
             self.produce(ctx.runner)
-        elif self.command not in ctx.ran:  # one command may draw several figures (tools/screenshots.py: three)
+        elif self.command not in ctx.ran:  # one command may draw several figures (tools/screenshots.py: four)
             print(f"running {self.id}: {self.command}", file=sys.stderr, flush=True)
             ctx.runner.sh(self.command, cwd=ROOT, timeout=1800)
             ctx.ran.add(self.command)

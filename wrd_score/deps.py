@@ -10,6 +10,8 @@ import importlib
 import os
 from types import ModuleType
 
+from .checks import check_choice
+
 __all__ = ["EXTRAS", "require", "MissingDependency", "install_hint", "HAVE_NUMBA", "njit"]
 
 try:  # numba is a requirement, but the metric must still work (slowly) without it.
@@ -68,8 +70,7 @@ def require(module: str, extra: str) -> ModuleType:
     ...
     wrd_score.deps.MissingDependency: no_such_module_xyz is not installed; it is needed for figures (matplotlib, pandas): pip install '.[plot]' (from the repository root)
     """
-    if extra not in EXTRAS:
-        raise ValueError(f"extra must be one of {list(EXTRAS)}, got {extra!r}")
+    check_choice("extra", extra, EXTRAS)
     try:
         return importlib.import_module(module)
     except ImportError as exc:

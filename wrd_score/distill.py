@@ -45,22 +45,24 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections import Counter
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from .checks import check_choice, check_int, check_number
 from .backends.contextual import ContextualBackend, quiet_transformers, resolve_model_path
 from .embeddings import StaticEmbedding, unit_rows
 from .deps import require
 from . import sentence_fit
 from .files import read_table
 from .tokenize import TOKENIZERS, split_identifier, split_words
-from .train import CORPUS_FORMATS, Corpus
+from .train import CORPUS_FORMATS, Corpus, check_embedding_output
 from .weights import document_frequencies
 
-__all__ = ["POOLINGS", "DEFAULT_CORPORA", "DOCUMENT_FORMATS", "CODE_METHODS", "count_tokens", "encode_tokens",
-           "build_vocabulary", "postprocess", "corpus_documents", "document_frequency_table", "aggregate_units",
+__all__ = ["POOLINGS", "DEFAULT_CORPORA", "DOCUMENT_FORMATS", "CODE_METHODS", "MAX_CODE_NEIGHBOURS", "count_tokens",
+           "encode_tokens", "max_pieces", "build_vocabulary", "postprocess", "corpus_documents", "document_frequency_table", "aggregate_units",
            "blend_aggregated", "retrofit", "concatenate_code", "save_distilled", "distill"]
 
 POOLINGS = ("pieces", "all", "first")
@@ -74,6 +76,8 @@ DEFAULT_CORPORA = (("java_code_tokens/java_code_tokens.txt.gz", "tokens"),
 DOCUMENT_FORMATS = ("identifiers", "stsb")
 #: How the code-distributional space enters the vectors (docs/tuning.md, *Code semantics*).
 CODE_METHODS = ("retrofit", "concat")
+#: Most code neighbours a token is retrofitted toward: the neighbour graph holds tokens x neighbours indices.
+MAX_CODE_NEIGHBOURS = 1000
 # Word pieces that carry nothing: reserved slots and the special tokens themselves.
 _SKIP_PIECE = re.compile(r"^\[(unused\d+|PAD|UNK|CLS|SEP|MASK)\]$")
 
@@ -96,9 +100,16 @@ def count_tokens(corpora: Sequence[Tuple[str, str]]) -> Counter:
     return counts
 
 
-def build_vocabulary(counts: Counter, tokenizer, min_count: int) -> List[str]:
-    """Corpus tokens seen ``min_count`` times (most frequent first), then the tokenizer's word pieces."""
+def build_vocabulary(counts: Counter, tokenizer, min_count: int, max_pieces: Optional[int] = None) -> List[str]:
+    """Corpus tokens seen ``min_count`` times (most frequent first), then the tokenizer's word pieces.
+
+    ``max_pieces``: corpus tokens of more word pieces are left out (they do not fit the encoder's window
+    between ``[CLS]`` and ``[SEP]``; at scoring an unknown token is composed from its pieces anyway).
+    """
     words = [w for w, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if c >= min_count]
+    if max_pieces is not None and words:
+        lengths = map(len, tokenizer(words, add_special_tokens=False, verbose=False)["input_ids"])
+        words = [w for w, n in zip(words, lengths) if n <= max_pieces]
     seen = set(words)
     pieces = [p for p, _ in sorted(tokenizer.get_vocab().items(), key=lambda kv: kv[1])
               if p not in seen and not _SKIP_PIECE.match(p)]
@@ -110,6 +121,15 @@ def build_vocabulary(counts: Counter, tokenizer, min_count: int) -> List[str]:
 _BATCH = 512
 
 
+def max_pieces(model, tokenizer) -> int:
+    """The most word pieces a token can have to be encoded alone: the model's window (its position
+    embeddings, and the tokenizer's ``model_max_length`` when smaller) less ``[CLS]`` and ``[SEP]``."""
+    limits = [v for v in (getattr(tokenizer, "model_max_length", None),
+                          getattr(model.config, "max_position_embeddings", None))
+              if isinstance(v, int) and 0 < v < 1_000_000]
+    return (min(limits) if limits else 512) - 2
+
+
 def encode_tokens(model, tokenizer, tokens: Sequence[str], layers: Sequence[int], pooling: str = "pieces",
                   progress: bool = True) -> Dict[int, np.ndarray]:
     """Run each token alone through the encoder; ``{layer: (len(tokens), hidden) float32}``.
@@ -119,11 +139,16 @@ def encode_tokens(model, tokenizer, tokens: Sequence[str], layers: Sequence[int]
     import torch
     from tqdm.auto import tqdm
 
-    if pooling not in POOLINGS:
-        raise ValueError(f"pooling must be one of {list(POOLINGS)}, got {pooling!r}")
+    check_choice("pooling", pooling, POOLINGS)
     # A word piece (e.g. "##ing") is fed as itself: re-tokenising it would split off the "##".
     vocab = tokenizer.get_vocab()
-    ids = [[vocab[t]] if t in vocab else tokenizer(t, add_special_tokens=False)["input_ids"] for t in tokens]
+    ids = [[vocab[t]] if t in vocab else tokenizer(t, add_special_tokens=False, verbose=False)["input_ids"]
+           for t in tokens]
+    limit = max_pieces(model, tokenizer)
+    too_long = next((i for i, piece_ids in enumerate(ids) if len(piece_ids) > limit), None)
+    if too_long is not None:  # before any forward pass: the model would fail on it after all shorter tokens
+        raise ValueError(f"tokens[{too_long}] ({tokens[too_long][:40]!r}...) has {len(ids[too_long])} word pieces; "
+                         f"the model takes at most {limit} (its window less [CLS] and [SEP])")
     cls_id, sep_id = tokenizer.cls_token_id, tokenizer.sep_token_id
     hidden = model.config.hidden_size
     out = {layer: np.zeros((len(tokens), hidden), dtype=np.float32) for layer in layers}
@@ -369,22 +394,18 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     """
     import torch
 
-    if pooling not in POOLINGS:
-        raise ValueError(f"pooling must be one of {list(POOLINGS)}, got {pooling!r}")
+    check_choice("pooling", pooling, POOLINGS)
     for key, value in (("min_count", min_count), ("aggregate_min_count", aggregate_min_count),
                        ("aggregate_cap", aggregate_cap), ("code_neighbours", code_neighbours),
                        ("df_min_count", df_min_count)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{key} must be a positive integer, got {value!r}")
-    if pca_dims is not None and (not isinstance(pca_dims, int) or pca_dims < 1):
-        raise ValueError(f"pca_dims must be a positive integer or None, got {pca_dims!r}")
+        check_int(key, value)
+    check_int("pca_dims", pca_dims, allow_none=True)
     if sif is not None and not (isinstance(sif, (int, float)) and 0 <= sif < 1):
         raise ValueError(f"sif must be a number in [0, 1) (0 or None: no weighting), got {sif!r}")
-    for key, value in (("blend", blend), ("code_weight", code_weight)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise ValueError(f"{key} must be a number in [0, 1], got {value!r}")
-    if code_method not in CODE_METHODS:
-        raise ValueError(f"code_method must be one of {list(CODE_METHODS)}, got {code_method!r}")
+    check_number("blend", blend, 0, 1)
+    check_number("code_weight", code_weight, 0, 1)
+    check_choice("code_method", code_method, CODE_METHODS)
+    check_int("code_neighbours (--code-neighbours)", code_neighbours, maximum=MAX_CODE_NEIGHBOURS)
     sif = sif or None
     fit_texts = None
     if fit:
@@ -404,8 +425,13 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
                 raise ValueError(f"{key} corpora must have format {' or '.join(DOCUMENT_FORMATS)}, got {f!r} for {p!r}")
             if not os.path.isfile(p):
                 raise FileNotFoundError(f"{key} corpus {p!r} does not exist")
+    check_embedding_output(output, [("code_space", code_space)] + [
+        (key, p) for key, given in (("corpora", corpora), ("aggregate", aggregate), ("df_corpora", df_corpora))
+        for p, _ in given or ()])
     # Loaded before the encoder runs, so a bad path fails in seconds rather than after the distillation.
     code = StaticEmbedding.load(code_space) if code_space is not None else None
+    # The table is read before the encoder runs too: an empty one is a mistake to say now, not after minutes.
+    df = _df_table(df_corpora, df_min_count) if df_corpora else None
     torch.manual_seed(0)
     path, encoder, tokenizer = load_encoder(model)
     n_layers = encoder.config.num_hidden_layers
@@ -413,7 +439,18 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     if not 0 <= resolved <= n_layers:
         raise ValueError(f"layer must be in [-{n_layers + 1}, {n_layers}] for this model, got {layer}")
     counts = count_tokens(corpora) if corpora else Counter(t for text in fit_texts for t in split_identifier(text))
-    words = build_vocabulary(counts, tokenizer, min_count)
+    limit = max_pieces(encoder, tokenizer)
+    words = build_vocabulary(counts, tokenizer, min_count, max_pieces=limit)
+    too_long = sum(1 for w, c in counts.items() if c >= min_count) - sum(1 for w in words if counts.get(w, 0) >= min_count)
+    if too_long:
+        warnings.warn(f"{too_long:,} corpus token{'s' if too_long > 1 else ''} longer than the model's {limit} word "
+                      "pieces left out of the vocabulary (an unknown token is composed from its pieces)", stacklevel=2)
+    if code is not None and code_method == "retrofit":
+        known = sum(1 for w in words if w in code.index)
+        if known <= code_neighbours:
+            raise ValueError(f"code_neighbours (--code-neighbours) is {code_neighbours:,}, but only {known:,} vocabulary "
+                             f"tokens have a vector in the code space {code.name!r}, among which the neighbours are "
+                             f"found: give at most {max(known - 1, 0):,}")
     vectors = encode_tokens(encoder, tokenizer, words, [resolved], pooling, progress)[resolved]
     # No date or host path: the same command on the same software writes a byte-identical file.
     meta = {
@@ -422,6 +459,8 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
         "corpora": [{"path": os.path.basename(p), "format": f} for p, f in corpora or ()],
         "dtype": dtype, "command": command,
     }
+    if too_long:  # only then: files of ordinary corpora stay byte-identical to earlier versions'
+        meta["too_long"] = {"tokens": too_long, "max_pieces": limit}
     if aggregate:
         means, seen, documents = aggregate_units(model, resolved, aggregate, aggregate_cap, progress)
         vectors, blended = blend_aggregated(words, vectors, means, seen, blend, aggregate_min_count)
@@ -445,14 +484,25 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
                                    for p, f, n in fit], "sentences": fit_counts, "pairs": len(data.pairs),
                        "held_out": [os.path.basename(p) for p, _ in fit_exclude], "threads": torch.get_num_threads(),
                        **fit_options}
-    df = None
-    if df_corpora:
-        df_tokens, df_counts, df_documents = document_frequency_table(df_corpora, df_min_count)
-        df = (dict(zip(df_tokens.tolist(), df_counts.tolist())), df_documents)
+    if df is not None:
         meta["df"] = {"corpora": [{"path": os.path.basename(p), "format": f} for p, f in df_corpora],
-                      "min_count": df_min_count, "documents": df_documents, "tokens": len(df_tokens)}
+                      "min_count": df_min_count, "documents": df[1], "tokens": len(df[0])}
     tokenizer_json = tokenizer.backend_tokenizer.to_str()
     return save_distilled(output, words, vectors, tokenizer_json, meta, dtype, df)
+
+
+def _df_table(corpora: Sequence[Tuple[str, str]], min_df: int) -> Tuple[Dict[str, int], int]:
+    """:func:`document_frequency_table` as ``({token: count}, documents)``; refused when it would be empty."""
+    tokens, counts, documents = document_frequency_table(corpora, min_df)
+    shown = ", ".join(repr(p) for p, _ in corpora)
+    if documents == 0:
+        raise ValueError(f"df_corpora (--df-corpus) {shown} hold no documents: the document-frequency table would be "
+                         "empty; give a corpus with text, or store no table (df_corpora=None, --no-df)")
+    if len(tokens) == 0:
+        raise ValueError(f"df_min_count (--df-min-count) is {min_df:,}, but no token is in that many of the "
+                         f"{documents:,} documents of {shown}: the table would be empty; lower it, or store no table "
+                         "(df_corpora=None, --no-df)")
+    return dict(zip(tokens.tolist(), counts.tolist())), documents
 
 
 def save_distilled(output: str, words: Sequence[str], vectors: np.ndarray, tokenizer_json: str, meta: dict,

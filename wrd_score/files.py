@@ -29,6 +29,9 @@ __all__ = [
     "count_lines",
     "open_input",
     "read_table",
+    "write_table",
+    "table_format",
+    "TABLE_FORMATS",
     "numeric_column",
     "TableError",
     "iter_lines",
@@ -38,6 +41,7 @@ __all__ = [
     "output_kind",
     "read_json",
     "write_json",
+    "user_cache_dir",
 ]
 
 Pair = Tuple[str, List[str]]
@@ -50,6 +54,14 @@ MAX_LINE_BYTES = 1_000_000
 
 #: The input name that means standard input, as in sacreBLEU.
 STDIN = "-"
+
+
+def user_cache_dir() -> str:
+    """The user's WRDScore folder for what the library makes and keeps (``runtime="onnx"``'s exports, baselines
+    computed by ``wrdscore baseline``): ``$WRDSCORE_CACHE``, else ``$XDG_CACHE_HOME/wrd_score``, else
+    ``~/.cache/wrd_score`` (where bert_score and sacreBLEU users look for such files: their own cache folders)."""
+    return os.environ.get("WRDSCORE_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "wrd_score")
 
 
 # ---------------------------------------------------------------------------------- reading
@@ -229,6 +241,61 @@ def read_table(path: str, required: Sequence[str] = ("prediction", "reference"),
     return frame.reset_index(drop=True)
 
 
+def write_table(table: Any, target: Any, kind: Optional[str] = None, digits: Optional[int] = None) -> None:
+    r"""Write a DataFrame as CSV, TSV (tab-separated, quoting off) or JSONL: the one writer of the tables
+    :func:`read_table` reads, which reads the file back as the same data.
+
+    ``target`` is a path (written whole or not at all, :func:`atomic_write`; its format by extension unless
+    ``kind`` says it) or an open text handle (``kind`` then required).  Floats are written to round-trip
+    (``repr``; ``digits``: rounded to that many decimals instead, CSV/TSV only); a missing number is empty in
+    CSV, ``nan`` in TSV and ``null`` in JSONL.  TSV has no quoting, so a text holding a tab or a line break
+    cannot be written as TSV: a :class:`TableError` says so (write CSV or JSONL instead).
+
+    >>> import io, pandas as pd
+    >>> out = io.StringIO()
+    >>> write_table(pd.DataFrame({"prediction": ["a"], "f1": [0.1 + 0.2]}), out, "jsonl")
+    >>> out.getvalue()
+    '{"prediction": "a", "f1": 0.30000000000000004}\n'
+    """
+    if kind is None:
+        if not isinstance(target, (str, os.PathLike)):
+            raise TypeError("write_table needs kind= ('csv', 'tsv' or 'jsonl') to write to a handle")
+        if os.fspath(target).lower().endswith(".gz"):
+            raise TableError("write_table writes plain text; compress the file afterwards")
+        kind = table_format(target)
+    if kind not in ("csv", "tsv", "jsonl"):
+        raise ValueError(f"kind must be one of ['csv', 'tsv', 'jsonl'], got {kind!r}")
+    if kind == "tsv":
+        from pandas.api.types import is_numeric_dtype
+
+        texts = [c for c in table.columns if not is_numeric_dtype(table[c])]
+        if any(table[c].astype(str).str.contains(r"[\t\n\r]", regex=True).any() for c in texts):
+            raise TableError("a text holds a tab or a line break, which a TSV file (quoting off) cannot hold; "
+                             "write CSV or JSONL")
+    if isinstance(target, (str, os.PathLike)):
+        with atomic_write(target) as handle:
+            _write_table(table, handle, kind, digits)
+    else:
+        _write_table(table, target, kind, digits)
+
+
+def _write_table(table: Any, handle: IO[str], kind: str, digits: Optional[int]) -> None:
+    import csv
+
+    if kind == "jsonl":
+        # json, not pandas: floats written by repr round-trip exactly, and a missing number is null.
+        for record in table.to_dict(orient="records"):
+            clean = {key: (None if isinstance(value, float) and not math.isfinite(value) else
+                           value.item() if isinstance(value, np.generic) else value) for key, value in record.items()}
+            handle.write(json.dumps(clean, ensure_ascii=False) + "\n")
+        return
+    float_format = f"%.{digits}f" if digits is not None else None
+    if kind == "tsv":
+        table.to_csv(handle, sep="\t", index=False, quoting=csv.QUOTE_NONE, na_rep="nan", float_format=float_format)
+    else:
+        table.to_csv(handle, index=False, float_format=float_format)
+
+
 def numeric_column(values: Sequence[Any], name: str):
     """Cells of a numeric column as floats: :data:`MISSING` values are NaN; anything else that is not
     a finite number raises :class:`TableError` naming the row.
@@ -390,21 +457,44 @@ def atomic_write(path: str, mode: str = "w", encoding: Optional[str] = "utf-8") 
         raise
 
 
-def check_output(path: str, inputs: Sequence[str] = ()) -> None:
-    """Refuse an output path that cannot be written, before a long run rather than after it."""
+def check_output(path: str, inputs: Any = ()) -> None:
+    """Refuse an output path that cannot be written, or that is one of the command's inputs, before a
+    long run rather than after it.
+
+    ``inputs``: the input files, as paths or as ``(what, path)`` pairs (``("--idf-file", "idf.tsv")``), so
+    that the refusal names the flag; a value that names no existing file (a literal text, an embedding
+    name) is skipped.  A symlink is judged by its target: its folder must exist and be writable.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "idf.tsv")
+    ...     _ = open(p, "w").write("get 1")
+    ...     check_output(p, [("--idf-file", p)])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: output '...idf.tsv' is also the --idf-file input; choose another output path
+    """
     path = os.fspath(path)
     if output_kind(path) == "stream":
         if not os.access(path, os.W_OK):
             raise PermissionError(f"output {path!r} is not writable")
     else:
-        folder = os.path.dirname(os.path.realpath(path))
+        target = os.path.realpath(path)
+        folder = os.path.dirname(target)
+        # Through a symlink the target's folder is the one written; name the link too, or the message
+        # would blame a folder the user never gave.
+        via = f" (the symlink {path!r} points to {target!r})" if os.path.islink(path) else ""
         if not os.path.isdir(folder):
-            raise FileNotFoundError(f"output folder {os.path.dirname(os.path.abspath(path))!r} does not exist")
+            shown = folder if via else os.path.dirname(os.path.abspath(path))
+            raise FileNotFoundError(f"output folder {shown!r} does not exist{via}")
         if not os.access(folder, os.W_OK):
-            raise PermissionError(f"output folder {folder!r} is not writable")
-    for value in inputs:
-        if os.path.exists(path) and os.path.exists(value) and os.path.samefile(value, path):
-            raise ValueError(f"output {path!r} is also an input file; choose another output path")
+            raise PermissionError(f"output folder {folder!r} is not writable{via}")
+    if not os.path.exists(path):
+        return
+    for item in inputs:
+        what, value = (f"the {item[0]} input", item[1]) if isinstance(item, tuple) else ("an input file", item)
+        if isinstance(value, (str, os.PathLike)) and os.path.exists(value) and os.path.samefile(value, path):
+            raise ValueError(f"output {path!r} is also {what}; choose another output path")
 
 
 def write_json(out: IO[str], columns: Mapping[str, array], means: Mapping[str, float], signature: str,

@@ -27,6 +27,7 @@ signature records every resolved value (docs/presets.md).
 """
 from __future__ import annotations
 
+import os
 import types
 from dataclasses import MISSING, dataclass, field, fields, replace
 from functools import lru_cache
@@ -34,10 +35,11 @@ from typing import (Any, Callable, Dict, List, Literal, Mapping, NamedTuple, Opt
                     get_origin, get_type_hints)
 
 from .backends import BACKENDS, BackendName
+from .checks import check_bool, check_choice, check_int
 from .backends.contextual import (DTYPES, POOLINGS, RUNTIMES, DtypeName, PoolingName, RuntimeName, parse_layers,
                                   validate_contextual_options)
 from .backends.static import OOV_POLICIES, OovPolicyName
-from .embeddings import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, EmbeddingFormatName
+from .embeddings import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, EmbeddingFormatName, shipped_name
 from .tokenize import TOKENIZERS, TokenizerName
 from .transport import VARIANTS, VariantName
 from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS, WeightsName
@@ -128,7 +130,9 @@ class Options:
                           group="contextual")
     dtype: DtypeName = _option("float32", "contextual: weights and activations", group="contextual",
                          values=dict.fromkeys(DTYPES, ""))
-    batch_size: int = _option(64, "contextual: windows per forward pass", group="contextual", signature=False)
+    batch_size: int = _option(64, "contextual: windows per forward pass; moves float32 scores by at most 1e-6 (the "
+                                  "BLAS picks kernels by batch shape), so it is not in the signature",
+                              group="contextual", signature=False)
     max_length: Optional[int] = _option(None, "contextual: window length in model tokens (default: the model's "
                                               "maximum); longer texts use overlapping windows", group="contextual")
     stride: Optional[int] = _option(None, "contextual: step between windows (default: half a window)",
@@ -145,9 +149,13 @@ class Options:
         check_choice("preset", self.preset, tuple(PRESETS))
         check_choice("backend", self.backend, BACKENDS)
         bundle = dict(PRESETS[self.preset][self.backend])
-        if self.backend == "static" and self.embedding is not None and self.embedding != bundle["embedding"]:
+        # A path to a shipped file (the file itself, a symlink, a copy) is that embedding: its name, so that it
+        # gets the name's masses and baselines (it silently got another embedding's masses).
+        named = shipped_name(self.embedding) if isinstance(self.embedding, (str, os.PathLike)) else None
+        this = replace(self, embedding=named) if named is not None else self
+        if this.backend == "static" and this.embedding is not None and this.embedding != bundle["embedding"]:
             bundle["weights"] = OTHER_EMBEDDING_WEIGHTS
-        resolved = replace(self, **{name: value for name, value in bundle.items() if getattr(self, name) is None})
+        resolved = replace(this, **{name: value for name, value in bundle.items() if getattr(this, name) is None})
         resolved._check()
         # Marks options whose preset can no longer act (every bundle value is set): see WRDScorer.
         object.__setattr__(resolved, "_resolved", True)
@@ -156,16 +164,14 @@ class Options:
     def _check(self) -> "Options":
         for info in option_info():
             value = getattr(self, info.name)
-            if info.type == "bool" and not isinstance(value, bool):
-                raise TypeError(f"{info.name} must be True or False, got {value!r}")
+            if info.type == "bool":
+                check_bool(info.name, value)
             if info.type in ("str", "Optional[str]") and info.choices and info.name != "embedding" \
                     and value is not None:
                 check_choice(info.name, value, info.choices)
         if self.backend == "static" and not isinstance(self.embedding, str):
             raise TypeError(f"embedding must be a name or a file path (str), got {type(self.embedding).__name__}")
-        if self.num_threads is not None and (isinstance(self.num_threads, bool) or not isinstance(self.num_threads, int)
-                                             or self.num_threads < 1):
-            raise ValueError(f"num_threads must be a positive integer or None (all cores), got {self.num_threads!r}")
+        check_int("num_threads", self.num_threads, allow_none=True, why="None: every core")
         contextual = {info.name: getattr(self, info.name) for info in option_info("contextual")}
         # pooling is None only with the static backend (no bundle fills it); checked just below.
         validate_contextual_options(**{**contextual, "pooling": contextual["pooling"] or next(iter(POOLINGS))})
@@ -345,8 +351,8 @@ class OptionInfo(NamedTuple):
 def option_info(group: Optional[str] = None, of: type = Options) -> List[OptionInfo]:
     """Every option (or those of one group), in declaration order; ``of``: another dataclass whose fields
     are made by :data:`option_field` (``wrd_score.train.TrainOptions``)."""
-    if of is Options and group is not None and group not in GROUPS:
-        raise ValueError(f"group must be one of {list(GROUPS)}, got {group!r}")
+    if of is Options and group is not None:
+        check_choice("group", group, GROUPS)
     out = []
     kinds = _field_kinds(of)
     for f in fields(of):
@@ -380,18 +386,6 @@ def parse_option(name: str, text: str) -> Any:
         if info.name == name:
             return info.parse(text)
     return parse_literal(text)
-
-
-def check_choice(name: str, value: Any, allowed: Sequence[str]) -> None:
-    """The one message for a value outside its allowed set.
-
-    >>> check_choice("weights", "bogus", ("norm", "idf"))
-    Traceback (most recent call last):
-    ...
-    ValueError: weights must be one of ['norm', 'idf'], got 'bogus'
-    """
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
 
 
 def _check_declared_choices() -> None:

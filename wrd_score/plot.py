@@ -21,7 +21,8 @@ import numpy as np
 
 from .deps import require
 from .files import atomic_write
-from .scorer import WRDScorer, check_texts
+from .checks import check_texts
+from .scorer import WRDScorer
 from .scoring import PairDetail
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; matplotlib is optional
@@ -186,9 +187,7 @@ def alignment_figure(detail: PairDetail, *, title: Optional[str] = None, footer:
     def decorate(fig: "Figure") -> None:  # before the layout is fitted: heading and footer take room
         fig.suptitle(heading, fontsize=11, parse_math=False)  # texts are literal: '$' is never mathtext
         if footer:
-            # Wrapped at its "|" to the figure's width at the footer's font (about 0.55 em a character).
-            chars = max(40, int(fig.get_figwidth() * 72 / (0.55 * 7)))
-            fig.supxlabel(_wrap(footer, chars), fontsize=7, color="0.35", parse_math=False)
+            _fit_footer(fig, footer)
 
     if m == 0 or n == 0:
         fig = _empty_figure(detail, dpi)
@@ -197,7 +196,25 @@ def alignment_figure(detail: PairDetail, *, title: Optional[str] = None, footer:
     return _heatmaps(detail, cos, flow, _Layout(m, n), dpi, decorate)
 
 
+def _fit_footer(fig: "Figure", footer: str) -> None:
+    """The footer, wrapped at its "|" into as few lines as fit the figure's width, measured as drawn (a
+    guess of the characters per line, 0.55 em each, cut a 149-character signature at both edges)."""
+    label = fig.supxlabel(footer, fontsize=7, color="0.35", parse_math=False)
+    renderer = fig.canvas.get_renderer()
+    room = 0.96 * fig.bbox.width  # centred: a margin of 2% a side
+    chars = len(footer)
+    while chars > 8 and label.get_window_extent(renderer).width > room:
+        chars = int(chars * 0.9)
+        label.set_text(_wrap(footer, chars))
+
+
 def _wrap(text: str, width: int, sep: str = "|") -> str:
+    """``text`` in lines of at most ``width`` characters, broken before a ``sep`` where possible.
+
+    >>> print(_wrap("wrdscore:v1|variant:wrd|backend:static", 24))
+    wrdscore:v1|variant:wrd
+    |backend:static
+    """
     lines = [""]
     for part in text.split(sep):
         joined = f"{lines[-1]}{sep}{part}" if lines[-1] else part
@@ -205,7 +222,8 @@ def _wrap(text: str, width: int, sep: str = "|") -> str:
             lines.append(sep + part)
         else:
             lines[-1] = joined
-    return "\n".join(lines)
+    # A part longer than a line (a long file name) is cut where it must be.
+    return "\n".join(line[i:i + width] for line in lines for i in range(0, max(len(line), 1), width))
 
 
 def _empty_figure(detail: PairDetail, dpi: int) -> "Figure":

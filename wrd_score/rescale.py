@@ -21,9 +21,13 @@ as measured keeps published rescaled numbers reproducible, at the price that res
 
 Baselines live in JSON files keyed by the metric's signature without its version field
 (:func:`baseline_key`), each entry with its provenance (corpus, its sha256, pairs, seed, command,
-date).  Lookup order: ``baselines.json`` shipped beside the default embedding, then
-``<embedding file>.baselines.json`` beside a user's own embedding file.  A configuration without a
-baseline raises a ``ValueError`` that names the command computing it, never a silent wrong ``b``.
+date).  Lookup order: ``baselines.json`` shipped beside the default embedding (one entry for every
+preset, backend, tokenizer and variant of the shipped configurations), then the user's own
+``baselines.json`` in :func:`~wrd_score.files.user_cache_dir` (where ``wrdscore baseline`` writes by
+default), then ``<embedding file>.baselines.json`` beside a user's own embedding file (where it writes
+for such a file).  A shipped entry wins, so published rescaled numbers stay reproducible.  A
+configuration without a baseline raises a ``ValueError`` that gives the one command computing it
+(:func:`baseline_command`), never a silent wrong ``b``.
 
 Compute one with ``wrdscore baseline --corpus FILE [metric flags]``.
 """
@@ -31,16 +35,18 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
 import os
+import shlex
 import threading
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import __version__
-from .files import atomic_write, iter_lines, read_json, read_table
+from .checks import check_int, check_number
+from .files import atomic_write, iter_lines, read_json, read_table, user_cache_dir
 from .embeddings import file_sha256, shipped_path
+from .options import Options, option_info
 from .signature import Signature
 
 __all__ = [
@@ -54,11 +60,19 @@ __all__ = [
     "read_corpus",
     "random_pairs",
     "save_baseline",
+    "check_pairs",
+    "MAX_BASELINE_PAIRS",
+    "user_baseline_path",
+    "default_output",
+    "baseline_command",
 ]
 
 BASELINE_FILE = "baselines.json"
 FIELDS = ("precision", "recall", "f1")
 _FORMAT = 1
+#: Most random pairs a baseline scores (``--pairs``): they are drawn and scored in one call, held in memory.
+#: The shipped baselines use 2,000 (a standard error near 0.002); a million gives one near 0.0001.
+MAX_BASELINE_PAIRS = 1_000_000
 
 
 def baseline_key(signature: Union[str, Signature]) -> str:
@@ -88,12 +102,62 @@ def shipped_baseline_path() -> str:
     return shipped_path(BASELINE_FILE)
 
 
+def user_baseline_path() -> str:
+    """The user's baselines file: ``baselines.json`` in :func:`~wrd_score.files.user_cache_dir`."""
+    return os.path.join(user_cache_dir(), BASELINE_FILE)
+
+
 def baseline_files(embedding: Optional[str] = None) -> List[str]:
-    """Files searched for a baseline, in order: the shipped one, then one beside a user's embedding file."""
-    paths = [shipped_baseline_path()]
+    """Files searched for a baseline, in order: the shipped one, the user's (:func:`user_baseline_path`), then
+    one beside a user's embedding file."""
+    paths = [shipped_baseline_path(), user_baseline_path()]
     if embedding and os.path.isfile(embedding):
         paths.append(os.fspath(embedding) + "." + BASELINE_FILE)
     return paths
+
+
+def default_output(embedding: Optional[str] = None) -> str:
+    """Where ``wrdscore baseline`` writes without ``--output``: beside a user's embedding file (the baselines
+    travel with it), else the user's baselines file; never into the installed package."""
+    if embedding and os.path.isfile(embedding):
+        return os.fspath(embedding) + "." + BASELINE_FILE
+    return user_baseline_path()
+
+
+def baseline_command(options: Options) -> str:
+    """The one ``wrdscore baseline`` command that computes the baseline of resolved ``options``: the flags of
+    every score-changing option whose value differs from its preset's default (so the command's scorer has
+    the same signature), and ``--corpus FILE``, a file of texts of the kind being scored.
+
+    >>> baseline_command(Options(backend="contextual", preset="sentences").validate())
+    'wrdscore baseline --corpus FILE --preset sentences --backend contextual'
+    >>> baseline_command(Options(tokenizer="words", clip_negative=False).validate())
+    'wrdscore baseline --corpus FILE --tokenizer words --no-clip-negative'
+    """
+    base = Options(preset=options.preset, backend=options.backend).validate()
+    defaults = Options()
+    flags = ["--corpus", "FILE"]
+    for info in option_info():
+        value = getattr(options, info.name)
+        if info.name == "rescale_with_baseline" or value is None:
+            continue
+        if info.name in ("preset", "backend"):
+            wanted = value != getattr(defaults, info.name)
+        else:
+            wanted = (info.signature and value != getattr(base, info.name)) or (info.name == "allow_pickle" and value)
+        if not wanted:
+            continue
+        flag = "--" + info.name.replace("_", "-")
+        if info.type == "bool":
+            flags.append(flag if value else "--no-" + info.name.replace("_", "-"))
+        else:
+            text = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+            flags += [flag, text]
+    return "wrdscore baseline " + " ".join(_quoted(f) for f in flags)
+
+
+def _quoted(text: str) -> str:
+    return shlex.quote(text) if text != "FILE" else text
 
 
 _CACHE: Dict[Tuple[str, int, int], Dict[str, Any]] = {}
@@ -119,33 +183,34 @@ def load_baselines(path: str) -> Dict[str, Dict[str, Any]]:
     for key, entry in entries.items():
         for name in FIELDS:
             value = entry.get(name) if isinstance(entry, dict) else None
-            # math.isfinite, not numpy's: a huge JSON integer is a finite Python int but no float.
-            if (isinstance(value, bool) or not isinstance(value, (int, float)) or not _as_float_is_finite(value)
-                    or value >= 1.0):
-                raise ValueError(f"baselines file {path!r}: entry {key!r} has an invalid {name} baseline {value!r}")
+            try:  # a finite number below 1 (a huge JSON integer is a Python int but no float)
+                check_number(name, value, maximum=1.0, exclusive=True)
+            except ValueError:
+                raise ValueError(f"baselines file {path!r}: entry {key!r} has an invalid {name} baseline "
+                                 f"{value!r}") from None
     with _LOCK:
         _CACHE[stamp] = entries
     return entries
 
 
-def _as_float_is_finite(value: float) -> bool:
-    try:
-        return math.isfinite(value)
-    except OverflowError:
-        return False
+def lookup_baseline(signature: Union[str, Signature], embedding: Optional[str] = None,
+                    options: Optional[Options] = None) -> Dict[str, Any]:
+    """The baseline entry (``precision``/``recall``/``f1`` and provenance) for a metric signature.
 
-
-def lookup_baseline(signature: Union[str, Signature], embedding: Optional[str] = None) -> Dict[str, Any]:
-    """The baseline entry (``precision``/``recall``/``f1`` and provenance) for a metric signature."""
+    ``options``: the scorer's resolved options, so that a missing baseline's error gives the exact command
+    (:func:`baseline_command`) that computes it."""
     key = baseline_key(signature)
     paths = baseline_files(embedding)
     for path in paths:
         entry = load_baselines(path).get(key)
         if entry is not None:
             return entry
+    command = (baseline_command(options) if options is not None
+               else "wrdscore baseline --corpus FILE [the same metric flags]")
     raise ValueError(
-        f"no baseline for {key}; compute it with `wrdscore baseline --corpus FILE` and the same metric "
-        f"options (searched {paths})"
+        f"no baseline for {key}; compute it with one command, `{command}` (FILE: texts like yours, one per line, "
+        f"or a .tsv with prediction and reference columns; 2,000 random pairs of them are scored), which writes it "
+        f"to {default_output(embedding)!r}, where it is found (searched {paths})"
     )
 
 
@@ -199,6 +264,12 @@ def read_corpus(path: str, columns: Optional[Sequence[str]] = None) -> List[str]
     return list(texts)
 
 
+def check_pairs(n_pairs: Any) -> int:
+    """``n_pairs`` (``--pairs``) as a checked int: from 2 (one pair has no standard error) to
+    :data:`MAX_BASELINE_PAIRS`."""
+    return check_int("n_pairs (--pairs)", n_pairs, minimum=2, maximum=MAX_BASELINE_PAIRS)
+
+
 def random_pairs(texts: Sequence[str], n_pairs: int, seed: int) -> Tuple[List[str], List[str]]:
     """``n_pairs`` random pairs of *different* texts drawn with ``numpy.random.default_rng(seed)``.
 
@@ -206,8 +277,7 @@ def random_pairs(texts: Sequence[str], n_pairs: int, seed: int) -> Tuple[List[st
     >>> len(a), all(p != q for p, q in zip(a, b))
     (4, True)
     """
-    if not isinstance(n_pairs, int) or n_pairs < 1:
-        raise ValueError(f"n_pairs must be a positive integer, got {n_pairs!r}")
+    n_pairs = check_int("n_pairs", n_pairs, maximum=MAX_BASELINE_PAIRS)
     if len(texts) < 2:
         raise ValueError("random pairs need at least 2 distinct texts")
     rng = np.random.default_rng(seed)
@@ -225,9 +295,7 @@ def compute_baseline(scorer: Any, corpus: str, n_pairs: int = 2000, seed: int = 
     """
     if getattr(scorer.options, "rescale_with_baseline", False):
         raise ValueError("compute a baseline with rescale_with_baseline=False (it is the raw score's mean)")
-    if isinstance(n_pairs, bool) or not isinstance(n_pairs, int) or n_pairs < 2:
-        # One pair has no standard error (it would be NaN in the file).
-        raise ValueError(f"n_pairs (--pairs) must be an integer >= 2, got {n_pairs!r}")
+    n_pairs = check_pairs(n_pairs)
     texts = read_corpus(corpus, columns)
     preds, refs = random_pairs(texts, n_pairs, seed)
     result = scorer.scores(preds, refs)

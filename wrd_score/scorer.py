@@ -6,13 +6,11 @@ predictions against one or several references each.  :func:`score` is its functi
 from __future__ import annotations
 
 import os
-import re
 from functools import reduce
-from itertools import chain
 from operator import add
 import threading
 from dataclasses import fields, replace
-from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
@@ -21,6 +19,7 @@ from .deps import HAVE_NUMBA
 from .backends.base import first_appearance_rows
 from .backends.contextual import ContextualBackend  # imports no torch: the model loads on first use
 from .backends.static import StaticBackend
+from .checks import check_names, check_references, check_texts, groups_of, reference_lists
 from .embeddings import load_embedding
 from .options import BACKENDS, Options
 from .rescale import lookup_baseline, rescale
@@ -43,103 +42,6 @@ def _thread_count(num_threads: Optional[int]) -> int:
         return max(1, os.cpu_count() or 1)
 
 
-# Sets and dicts iterate in an order that can change between runs (string hashing is salted), so
-# outputs and best_reference indices would not line up with anything: refused, not guessed.
-_UNORDERED = (set, frozenset, Mapping)
-
-
-# Python strings may hold lone surrogates ("\ud800": no UTF-8 form), which tokenizers, Arrow and
-# every file format refuse. The one rule for all entry points: each becomes U+FFFD, the character
-# a UTF-8 decoder puts in place of bytes it cannot decode. No tokenizer keeps a symbol, so static
-# scores equal those of the raw text.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _without_surrogates(values: List[str]) -> List[str]:
-    try:
-        "".join(values).encode("utf-8")  # one C-level pass for the common case
-        return values
-    except UnicodeEncodeError:
-        return [_SURROGATE.sub("\ufffd", value) for value in values]
-
-
-def check_texts(name: str, values: Any) -> List[str]:
-    """The one check of a list of texts (``predictions``, a ``prediction`` wrapped in a list): a list
-    of strings, in order, each lone surrogate replaced by U+FFFD; a one-line ``TypeError`` naming
-    ``name`` (and the item at fault) otherwise.
-
-    >>> check_texts("predictions", ("getCount", "size"))
-    ['getCount', 'size']
-    """
-    if isinstance(values, (str, *_UNORDERED)) or not isinstance(values, Sequence) and not hasattr(values, "__iter__"):
-        raise TypeError(f"{name} must be a list of strings, got {type(values).__name__}")
-    values = list(values)
-    if not set(map(type, values)) <= {str}:  # the common case is checked at C speed
-        for i, value in enumerate(values):
-            if not isinstance(value, str):
-                raise TypeError(f"{name}[{i}] must be a string, got {type(value).__name__} ({value!r})")
-    return _without_surrogates(values)
-
-
-def reference_lists(references: Any) -> List[List[str]]:
-    """The one reading of a ``references`` argument: each item is a string (one reference) or a
-    non-empty list of strings (several); every item becomes a list of strings.
-
-    Items of both kinds may be mixed in one call. Every adapter (the evaluate module, the app,
-    datasets scoring) normalises through this function, so none can read a plain string as a list
-    of characters or a list as its string form.
-
-    >>> reference_lists([["size", "get_count"], "set_color"])
-    [['size', 'get_count'], ['set_color']]
-    """
-    return _groups(*_read_references(references))
-
-
-def _read_references(references: Any) -> Tuple[List[str], Optional[List[List[str]]]]:
-    """:func:`reference_lists` as ``(every reference in order, the lists)``, the lists ``None`` when each
-    item is one string: the common case then builds no list per item (at 20,000 method-name pairs
-    the lists and their flattening cost 4% of a whole ``score()``)."""
-    if isinstance(references, (str, *_UNORDERED)) or not hasattr(references, "__iter__"):
-        raise TypeError(f"references must be a list of strings or of lists of strings, got {type(references).__name__}")
-    references = list(references)
-    if set(map(type, references)) <= {str}:  # one plain reference each: no per-item checks needed
-        return _without_surrogates(references), None
-    out: List[List[str]] = []
-    for i, ref in enumerate(references):
-        if isinstance(ref, str):
-            out.append(_without_surrogates([ref]))
-            continue
-        if ref is None or not hasattr(ref, "__iter__") or isinstance(ref, (bytes, *_UNORDERED)):
-            raise TypeError(f"references[{i}] must be a string or a list of strings, got {type(ref).__name__}")
-        ref = list(ref)
-        if not ref:
-            raise ValueError(f"references[{i}] is an empty list; give at least one reference")
-        for j, item in enumerate(ref):
-            if not isinstance(item, str):
-                raise TypeError(f"references[{i}][{j}] must be a string, got {type(item).__name__} ({item!r})")
-        out.append(_without_surrogates(ref))
-    return list(chain.from_iterable(out)), out
-
-
-def _groups(flat: List[str], groups: Optional[List[List[str]]]) -> List[List[str]]:
-    return [[ref] for ref in flat] if groups is None else groups
-
-
-def check_references(references: Any, n: int) -> List[List[str]]:
-    """:func:`reference_lists` of ``references``, which must hold ``n`` items (one per prediction);
-    a one-line ``ValueError`` naming both lengths otherwise."""
-    return _groups(*_check_references_flat(references, n))
-
-
-def _check_references_flat(references: Any, n: int) -> Tuple[List[str], Optional[List[List[str]]]]:
-    """:func:`check_references` in the form of :func:`_read_references`."""
-    flat, groups = _read_references(references)
-    count = len(flat) if groups is None else len(groups)
-    if count != n:
-        raise ValueError(f"predictions and references must have the same length, got {n} and {count}")
-    return flat, groups
-
-
 class WRDScorer:
     """A configured WRDScore metric.
 
@@ -157,9 +59,7 @@ class WRDScorer:
     corpus_idf: Optional[IDFTable] = None
 
     def __init__(self, options: Optional[Options] = None, **kwargs: Any) -> None:
-        unknown = set(kwargs) - {f.name for f in fields(Options)}
-        if unknown:
-            raise TypeError(f"unknown option(s) {sorted(unknown)}; known: {[f.name for f in fields(Options)]}")
+        check_names(kwargs, [f.name for f in fields(Options)])
         if getattr(options, "_resolved", False) and kwargs.get("preset", options.preset) != options.preset:
             # A scorer's options hold every bundle value already: a new preset would change nothing.
             raise ValueError(f"preset={kwargs['preset']!r} cannot act on options already resolved with "
@@ -250,9 +150,9 @@ class WRDScorer:
         """:meth:`score`'s per-example lists, with the signature as a :class:`~wrd_score.signature.Signature`
         object (for callers that add fields or read them; :meth:`Scores.as_dict` prints it)."""
         predictions = check_texts("predictions", predictions)
-        flat_refs, groups = _check_references_flat(references, len(predictions))
+        flat_refs, groups = check_references(references, len(predictions), flat=True)
         # The lists of references are built only if IDF is fitted on them or an error names one.
-        idf_table = (shared_idf(self.options.weights, idf, lambda: _groups(flat_refs, groups), self.backend.tokenize)
+        idf_table = (shared_idf(self.options.weights, idf, lambda: groups_of(flat_refs, groups), self.backend.tokenize)
                      or self.corpus_idf)
         # Distinct texts in first-appearance order (predictions, then references) and the pairs as
         # text indices, built with C-level dict/map calls: at 100k method-name pairs the per-item
@@ -262,7 +162,7 @@ class WRDScorer:
         every = predictions + flat_refs
         text_list, rows = first_appearance_rows(every, len(every))
         enc = self.backend.encode(text_list)
-        check_transport_size(enc.spans, lambda i: _where(text_list[i], predictions, _groups(flat_refs, groups)))
+        check_transport_size(enc.spans, lambda i: _where(text_list[i], predictions, groups_of(flat_refs, groups)))
         masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table, enc.vocabulary)
         pairs = np.empty((len(flat_refs), 2), dtype=np.int64)
         pred_rows = rows[:len(predictions)]
@@ -277,7 +177,7 @@ class WRDScorer:
         signature = self.signature_fields(idf_table)
         if self.options.rescale_with_baseline:
             # After choosing the best reference: the map is monotone, so the choice is the same.
-            base = lookup_baseline(signature, self.options.embedding)
+            base = lookup_baseline(signature, self.options.embedding, self.options)
             out_p = rescale(out_p, base["precision"]).tolist()
             out_r = rescale(out_r, base["recall"]).tolist()
             out_f = rescale(out_f, base["f1"]).tolist()

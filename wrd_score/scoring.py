@@ -16,6 +16,7 @@ from typing import Callable, List, Sequence, Tuple
 import numpy as np
 
 from . import transport
+from .checks import check_choice, check_int
 from .backends.base import Encoded, FlatSpans
 from .tokenize import normal_form
 from .transport import VARIANTS, VariantName, cosine_range, emd_plan, prf_from_plan
@@ -133,15 +134,16 @@ class PairDetail:
 
         >>> PairDetail(["get", "count"], ["size"], np.array([[0.05], [0.13]]), np.array([0.02, 0.98]),
         ...            np.array([1.0]), np.array([[0.02], [0.98]]), 0.1295, 0.1295)
-        PairDetail(prediction=['get', 'count'], reference=['size'], P=0.1295, R=0.1295, F1=0.1295, shape=(2, 1))
+        PairDetail(tokens_p=['get', 'count'], tokens_r=['size'], precision=0.1295, recall=0.1295, f1=0.1295, cos.shape=(2, 1))
         >>> words = [f"w{i}" for i in range(22)]
         >>> repr(PairDetail(words, words, np.eye(22), np.full(22, 1 / 22), np.full(22, 1 / 22),
-        ...                 np.eye(22) / 22, 1.0, 1.0))[:80]
-        "PairDetail(prediction=['w0', 'w1', 'w2', 'w3', ..., 'w20', 'w21'] (22 tokens), r"
+        ...                 np.eye(22) / 22, 1.0, 1.0))[:78]
+        "PairDetail(tokens_p=['w0', 'w1', 'w2', 'w3', ..., 'w20', 'w21'] (22 tokens), t"
         """
-        return (f"PairDetail(prediction={_tokens_repr(self.tokens_p)}, reference={_tokens_repr(self.tokens_r)}, "
-                f"P={self.precision:.4f}, R={self.recall:.4f}, F1={self.f1:.4f}, "
-                f"shape=({len(self.tokens_p)}, {len(self.tokens_r)}))")
+        # The names are the attributes' own, so what the repr shows can be read back as shown.
+        return (f"PairDetail(tokens_p={_tokens_repr(self.tokens_p)}, tokens_r={_tokens_repr(self.tokens_r)}, "
+                f"precision={self.precision:.4f}, recall={self.recall:.4f}, f1={self.f1:.4f}, "
+                f"cos.shape=({len(self.tokens_p)}, {len(self.tokens_r)}))")
 
     def to_pandas(self):
         """One row per (prediction token, reference token) cell, in row-major order: a tidy table.
@@ -308,10 +310,8 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
     >>> p.tolist(), r.tolist()
     ([0.5], [0.5])
     """
-    if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
-    if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
-        raise ValueError(f"num_threads must be a positive integer, got {num_threads!r}")
+    check_choice("variant", variant, VARIANTS)
+    check_int("num_threads", num_threads)
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     if len(pairs) == 0:
         return np.zeros(0), np.zeros(0)

@@ -9,9 +9,10 @@ shard counts, a missing or repeated shard, a slice that is not the one its spec 
 exactly what ``wrdscore score --json`` writes for the whole input: the same per-example values, the
 means summed in example order, the same signature.
 
-Scores of a pair never depend on the other pairs of a call; the one thing that does, an IDF table
-fitted on the references, is fitted by every shard on the whole input (the table one run fits), so
-the shards' scores are the one run's scores.
+Scores of a pair never depend on the other pairs of a call beyond float32 rounding (contextual:
+:data:`~wrd_score.backends.contextual.SCORE_TOLERANCE`; static: not at all); the one thing that does, an
+IDF table fitted on the references, is fitted by every shard on the whole input (the table one run fits),
+so the shards' scores are the one run's scores (static: bit for bit).
 
 >>> Shard.parse("2/3").bounds(10)
 (3, 6)
@@ -42,6 +43,9 @@ COLUMNS = ("precision", "recall", "f1", "best_reference")
 #: Largest shard file ``wrdscore merge`` reads (about 11 million lines of scores): JSON is parsed
 #: whole, at several times its size in memory; a bigger input wants more shards.
 MAX_SHARD_BYTES = 1 << 30
+#: Most references a candidate of a shard record may have: a best reference is kept as a C long (``array("l")``);
+#: a run with more reference files than this could not be started.
+MAX_REFERENCES = 2**31 - 1
 
 
 class Shard(NamedTuple):
@@ -171,8 +175,10 @@ def read_shard(path: str) -> Dict[str, Any]:
                          f"{shard.bounds(lines) if isinstance(lines, int) and lines > 0 else '?'}, the record says {(start, stop)}")
     if not isinstance(signature, str) or not isinstance(inputs, str):
         raise ValueError(f"shard file {path!r}: signature and inputs must be strings")
-    if type(references) is not int or references < 1:
-        raise ValueError(f"shard file {path!r}: references must be a positive integer, got {references!r}")
+    if type(references) is not int or not 1 <= references <= MAX_REFERENCES:
+        shown = (f"a {len(str(references))}-digit integer" if type(references) is int and references > MAX_REFERENCES
+                 else repr(references))
+        raise ValueError(f"shard file {path!r}: references must be an integer from 1 to {MAX_REFERENCES:,}, got {shown}")
     # Scores are finite, at most 1, and at least 0 with clipped cosines, -1 without, unbounded below
     # when rescaled (a slack of 1e-9 covers float sums of masses).
     try:

@@ -42,14 +42,15 @@ How the system statistics relate to sacreBLEU's ``--confidence`` and ``--paired-
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from typing import Any, Dict, NamedTuple, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["correlation_stats", "paired_bootstrap", "paired_p_value", "Confidence", "system_confidence", "PairedTest",
-           "paired_system_test", "check_resamples", "MIN_RESAMPLES", "PAIRED_METHODS", "undefined_reason"]
+from .checks import check_int, check_number
+
+__all__ = ["correlation_stats", "paired_bootstrap", "paired_p_value", "format_p_value", "Confidence",
+           "system_confidence", "PairedTest", "paired_system_test", "check_resamples", "MIN_RESAMPLES", "PAIRED_METHODS", "undefined_reason"]
 
 CORRELATIONS = ("pearson", "spearman", "kendall")
 # Resampled values held at once by scipy.stats.bootstrap (its batches never change a result).
@@ -127,12 +128,8 @@ def check_resamples(n_boot: Any, name: str = "n_boot", off: bool = False) -> Non
     """Resample counts: MIN_RESAMPLES .. MAX_RESAMPLES (``off=True``: 0 too, no intervals)."""
     if off and n_boot == 0 and not isinstance(n_boot, bool):
         return
-    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < MIN_RESAMPLES:
-        lead = f"{name} must be 0 (no intervals) or at least {MIN_RESAMPLES}" if off else \
-            f"{name} must be an integer >= {MIN_RESAMPLES}"
-        raise ValueError(f"{lead} (a 95% interval needs one resample beyond each bound), got {n_boot!r}")
-    if n_boot > MAX_RESAMPLES:
-        raise ValueError(f"{name} must be at most {MAX_RESAMPLES:,}, got {n_boot}")
+    check_int(name, n_boot, MIN_RESAMPLES, MAX_RESAMPLES,
+              why=("0: no intervals; " if off else "") + "a 95% interval needs one resample beyond each bound")
 
 
 def check_human_range(human: np.ndarray, human_range: Tuple[float, float]) -> None:
@@ -269,8 +266,7 @@ def _scores(values: Any, name: str) -> np.ndarray:
 
 def _check_resampling(n_boot: Any, seed: Any) -> None:
     check_resamples(n_boot)
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    check_int("seed", seed, minimum=0)
 
 
 def _bootstrap_means(x: np.ndarray, n_boot: int, seed: int, level: float) -> Any:
@@ -302,8 +298,7 @@ def system_confidence(values: Sequence[float], n_boot: int = 1000, seed: int = 0
     """
     x = _scores(values, "values")
     _check_resampling(n_boot, seed)
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
-        raise ValueError(f"level must be a number strictly between 0 and 1, got {level!r}")
+    check_number("level", level, 0, 1, exclusive=True)
     interval = _bootstrap_means(x, n_boot, seed, float(level)).confidence_interval
     return Confidence(float(np.mean(x)), float(interval.low), float(interval.high))
 
@@ -349,6 +344,20 @@ def paired_system_test(baseline_values: Sequence[float], system_values: Sequence
         return PairedTest(delta, float(test.pvalue))
     deltas = _bootstrap_means(s - b, n_boot, seed, 0.95).bootstrap_distribution
     return PairedTest(delta, paired_p_value(deltas, delta))
+
+
+def format_p_value(p: float, digits: int = 4) -> str:
+    """A p-value with ``digits`` decimals, as sacreBLEU prints it (``0.0010``), except that one too small to
+    show is ``< 0.0001`` (at 4 digits), never ``0.0000``: a test of ``B`` resamples never gives less than
+    ``1 / (B + 1)``, so 0 would claim a certainty that no finite test has.
+
+    >>> format_p_value(1 / 1001), format_p_value(1 / 100001), format_p_value(1 / 100001, 3)
+    ('0.0010', '< 0.0001', '< 0.001')
+    """
+    text = f"{p:.{digits}f}"
+    if p > 0 and float(text) == 0:
+        return f"< {10 ** -digits:.{digits}f}"
+    return text
 
 
 def _mean_difference(b: np.ndarray, s: np.ndarray, axis: int) -> np.ndarray:

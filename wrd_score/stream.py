@@ -5,9 +5,10 @@ file of a million lines is fine), scores each chunk with one batched :meth:`WRDS
 (tokenisation and embedding lookup once per distinct string of the chunk, all pairs of the chunk
 in one compiled transport call) and yields one :class:`PairScore` per pair, in input order.
 
-Scores do not depend on ``chunk_size``: every pair is scored alone, a text's contextual vectors do
-not depend on the texts encoded with it, and IDF weights, the only thing a chunk could change, come
-from one table fixed beforehand (:func:`wrd_score.weights.shared_idf`): fitted on every reference when
+Scores do not depend on ``chunk_size`` (static: bit for bit; contextual: within
+:data:`~wrd_score.backends.contextual.SCORE_TOLERANCE`, as a text's float32 vectors move in their last bits
+with the batch it is encoded in): every pair is scored alone, and IDF weights, the only thing a chunk could
+change otherwise, come from one table fixed beforehand (:func:`wrd_score.weights.shared_idf`): fitted on every reference when
 they are all at hand (a list), else given as ``idf=`` (a one-pass stream).
 
 With a backend that encodes in batches (contextual), each chunk is announced to the backend before
@@ -25,7 +26,8 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .scorer import reference_lists, result_dict
+from .checks import check_int, reference_lists
+from .scorer import result_dict
 from .weights import shared_idf
 
 __all__ = ["PairScore", "iter_chunks", "iter_scores", "score_chunked"]
@@ -46,9 +48,7 @@ class PairScore(NamedTuple):
 
 
 def _check_chunk_size(chunk_size: Any) -> int:
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
-    return chunk_size
+    return check_int("chunk_size", chunk_size)
 
 
 def _split(chunk: List[Any], start: int) -> Tuple[List[str], List[Reference]]:
@@ -111,9 +111,9 @@ def score_chunked(scorer: Any, predictions: Sequence[str], references: Sequence[
                   progress: Optional[Progress] = None) -> Dict[str, Any]:
     """:meth:`WRDScorer.score` of in-memory lists, a chunk at a time, with a progress callback.
 
-    The result equals one ``scorer.score(predictions, references, idf=idf)`` call bit for bit, with
-    either backend (a text's contextual vectors do not depend on the texts it is encoded with):
-    pairs are scored alone, and with IDF weights the table is fit once on every reference (the
+    The result equals one ``scorer.score(predictions, references, idf=idf)`` call bit for bit with
+    the static backend, and within :data:`~wrd_score.backends.contextual.SCORE_TOLERANCE` with the
+    contextual one (a text's float32 vectors move in their last bits with its batch): pairs are scored alone, and with IDF weights the table is fit once on every reference (the
     table one call would fit) and shared by the chunks.  This is the one chunked scorer of the
     library (the validation harness and the app use it).
 

@@ -17,6 +17,8 @@ import unicodedata
 from functools import lru_cache
 from typing import Callable, Dict, Iterator, List, Literal, NamedTuple, Optional, Sequence, Tuple
 
+from .checks import check_choice
+
 __all__ = ["split_identifier", "split_words", "get_tokenizer", "Tokenizer", "TOKENIZERS", "TokenizerName", "normal_form", "normalise_with_offsets",
            "unit_spans", "tokenize_many", "tokenize_separated", "SEPARATOR"]
 
@@ -166,8 +168,7 @@ def unit_spans(text: str, tokenizer: TokenizerName) -> List[Tuple[str, int, int]
     >>> [u for u, _, _ in unit_spans("获取计数 データを取得", "words")]
     ['获', '取', '计', '数', 'データ', 'を', '取', '得']
     """
-    if tokenizer not in TOKENIZERS:
-        raise ValueError(f"tokenizer must be one of {sorted(TOKENIZERS)}, got {tokenizer!r}")
+    check_choice("tokenizer", tokenizer, TOKENIZERS)
     norm, origin = normalise_with_offsets(text)
     out: List[Tuple[str, int, int]] = []
     for part, start in _unit_starts(norm, text.isascii(), tokenizer):
@@ -368,8 +369,5 @@ TokenizerName = Literal["identifier", "words"]
 
 def get_tokenizer(name: TokenizerName) -> Callable[[str], List[str]]:
     """Return the tokenizer called ``name`` (one of :data:`TOKENIZERS`)."""
-    if not isinstance(name, str) or name not in TOKENIZERS:
-        raise ValueError(
-            f"tokenizer must be one of {sorted(TOKENIZERS)}, got {name!r}"
-        )
+    check_choice("tokenizer", name, TOKENIZERS)
     return TOKENIZERS[name].split

@@ -35,6 +35,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Literal, Optional, Seque
 
 import numpy as np
 
+from .checks import check_choice, check_int, check_names
 from .embeddings import (MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, STORED_DTYPES, EmbeddingFormatName, StaticEmbedding,
                          StoredDtypeName, check_storable, file_sha256)
 from .files import check_output, open_input
@@ -100,8 +101,7 @@ class Corpus:
         for path in self.paths:
             if not os.path.isfile(path):
                 raise FileNotFoundError(f"corpus file {path!r} does not exist")
-        if corpus_format not in CORPUS_FORMATS:
-            raise ValueError(f"corpus_format must be one of {list(CORPUS_FORMATS)}, got {corpus_format!r}")
+        check_choice("corpus_format", corpus_format, CORPUS_FORMATS)
         if not isinstance(fraction, (int, float)) or not 0.0 < float(fraction) <= 1.0:
             raise ValueError(f"fraction must be in (0, 1], got {fraction!r}")
         self.corpus_format = corpus_format
@@ -171,22 +171,15 @@ MAX_NEGATIVE = 1_000
 MAX_SEED = 2**32 - 1  # numpy's RandomState seed
 
 
-def check_embedding_output(output: Union[str, os.PathLike]) -> str:
+def check_embedding_output(output: Union[str, os.PathLike], inputs: Sequence[Any] = ()) -> str:
     """The ``.npz`` path that ``train``, ``convert`` and ``distill`` write, checked before any work
-    (a name, a folder that exists and is writable, or a FIFO/device; :func:`wrd_score.files.check_output`)."""
+    (a name, a folder that exists and is writable, or a FIFO/device, and none of ``inputs``, the
+    ``(what, path)`` files the command reads; :func:`wrd_score.files.check_output`)."""
     output = os.fspath(output)
     if not output.lower().endswith(".npz"):
         raise ValueError(f"output must be a .npz file, got {output!r}")
-    check_output(output)
+    check_output(output, inputs)
     return output
-
-
-def _check_positive(name: str, value: Any, minimum: int = 1, maximum: Optional[int] = None) -> int:
-    if (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum
-            or (maximum is not None and value > maximum)):
-        bound = f"between {minimum} and {maximum:,}" if maximum is not None else f">= {minimum}"
-        raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
-    return int(value)
 
 
 @dataclass(frozen=True)
@@ -219,33 +212,28 @@ class TrainOptions:
     def validate(self) -> "TrainOptions":
         """The settings with ``dim`` and ``window`` resolved for the method, every limit checked; a
         ``ValueError`` names the setting (``corpus_format`` and ``fraction`` are checked by :class:`Corpus`)."""
-        _check_choice("method", self.method, METHODS)
-        _check_choice("architecture", self.architecture, ARCHITECTURES)
-        _check_choice("svd_weighting", self.svd_weighting, SVD_WEIGHTINGS)
-        _check_choice("dtype", self.dtype, STORED_DTYPES)
+        check_choice("method", self.method, METHODS)
+        check_choice("architecture", self.architecture, ARCHITECTURES)
+        check_choice("svd_weighting", self.svd_weighting, SVD_WEIGHTINGS)
+        check_choice("dtype", self.dtype, STORED_DTYPES)
         method = self.method
-        dim = _check_positive("dim", (50 if method == "svd" else 100) if self.dim is None else self.dim, 1, MAX_DIM)
+        dim = check_int("dim", (50 if method == "svd" else 100) if self.dim is None else self.dim, 1, MAX_DIM)
         window = 5 if self.window is None and method == "fasttext" else 2 if self.window is None else self.window
-        checked = {"dim": dim, "window": _check_positive("window", window, 1, MAX_WINDOW),
-                   "epochs": _check_positive("epochs", self.epochs, 1, MAX_EPOCHS),
-                   "min_count": _check_positive("min_count", self.min_count),
-                   "negative": _check_positive("negative", self.negative, 0, MAX_NEGATIVE),
-                   "workers": _check_positive("workers", self.workers, 1, MAX_WORKERS),
-                   "seed": _check_positive("seed", self.seed, 0, MAX_SEED)}
+        checked = {"dim": dim, "window": check_int("window", window, 1, MAX_WINDOW),
+                   "epochs": check_int("epochs", self.epochs, 1, MAX_EPOCHS),
+                   "min_count": check_int("min_count", self.min_count),
+                   "negative": check_int("negative", self.negative, 0, MAX_NEGATIVE),
+                   "workers": check_int("workers", self.workers, 1, MAX_WORKERS),
+                   "seed": check_int("seed", self.seed, 0, MAX_SEED)}
         if method == "fasttext":
-            checked["min_n"] = _check_positive("min_n", self.min_n, 1, MAX_NGRAM_N)
-            checked["max_n"] = _check_positive("max_n", self.max_n, checked["min_n"], MAX_NGRAM_N)
+            checked["min_n"] = check_int("min_n", self.min_n, 1, MAX_NGRAM_N)
+            checked["max_n"] = check_int("max_n", self.max_n, checked["min_n"], MAX_NGRAM_N)
             # The n-gram table must fit the file the loader accepts (and gensim allocates it in float32 at once).
             most = MAX_NPZ_BYTES // (dim * np.dtype(self.dtype).itemsize)
-            checked["bucket"] = _check_positive("bucket", self.bucket, 1, most)
+            checked["bucket"] = check_int("bucket", self.bucket, 1, most)
         if not isinstance(self.sample, (int, float)) or not 0.0 <= float(self.sample) < 1.0:
             raise ValueError(f"sample must be in [0, 1), got {self.sample!r}")
         return replace(self, **checked)
-
-
-def _check_choice(name: str, value: Any, allowed: Dict[str, str]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
 
 
 def train(corpus: PathList, output: Optional[Union[str, os.PathLike]] = None, *,
@@ -268,16 +256,14 @@ def train(corpus: PathList, output: Optional[Union[str, os.PathLike]] = None, *,
     Returns:
         the trained :class:`StaticEmbedding` (vectors as stored, i.e. already rounded to ``dtype``).
     """
-    known = {f.name for f in fields(TrainOptions)}
-    unknown = sorted(set(settings) - known)
-    if unknown:
-        raise TypeError(f"train() got unknown setting(s) {unknown}; the settings are {sorted(known)}")
+    check_names(settings, [f.name for f in fields(TrainOptions)], what="train() setting")
     opts = replace(options if options is not None else TrainOptions(), **settings).validate()
     method, dim, window, epochs, min_count = opts.method, opts.dim, opts.window, opts.epochs, opts.min_count
     architecture, negative, sample, workers = opts.architecture, opts.negative, opts.sample, opts.workers
     min_n, max_n, bucket, seed, dtype, name = opts.min_n, opts.max_n, opts.bucket, opts.seed, opts.dtype, opts.name
     if output is not None:
-        output = check_embedding_output(output)
+        paths = [corpus] if isinstance(corpus, (str, os.PathLike)) else list(corpus)
+        output = check_embedding_output(output, [("corpus", path) for path in paths])
     docs = Corpus(corpus, opts.corpus_format, opts.fraction)
 
     params: Dict[str, Any] = {"dim": dim, "min_count": min_count, "seed": seed, "fraction": docs.fraction,
@@ -426,8 +412,8 @@ def convert(source: Union[str, os.PathLike], output: Union[str, os.PathLike], *,
             allow_pickle: bool = False, dtype: StoredDtypeName = "float16", command: Optional[str] = None) -> StaticEmbedding:
     """Convert any loadable embedding (word2vec/GloVe text, word2vec binary, fastText ``.bin``,
     gensim pickles with ``allow_pickle=True``) to the safe ``.npz`` format."""
-    output = check_embedding_output(output)
-    _check_choice("dtype", dtype, STORED_DTYPES)
+    output = check_embedding_output(output, [("source", source)])
+    check_choice("dtype", dtype, STORED_DTYPES)
     emb = StaticEmbedding.load(source, format=format, allow_pickle=allow_pickle)
     for matrix in (emb.vectors, emb.ngram_vectors):
         check_storable(matrix, dtype, f"the vectors of {os.fspath(source)!r}")

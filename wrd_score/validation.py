@@ -41,8 +41,9 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .checks import unknown_message
 from .deps import require
-from .files import atomic_write, numeric_column, read_table
+from .files import numeric_column, read_table, write_table
 from .scorer import Options, WRDScorer
 from .options import parse_option
 from .metrics import get_metric
@@ -51,10 +52,12 @@ from .metrics.base import metric_factory, metric_options
 from .metrics.backend_idf import BACKEND_OPTIONS
 from .plot import plot_scatter as draw_scatter
 from .stream import score_chunked
-from .stats import CORRELATIONS, check_human_range, check_resamples, correlation_stats, paired_bootstrap
+from .stats import (CORRELATIONS, check_human_range, check_resamples, correlation_stats, format_p_value,
+                    paired_bootstrap)
 
 __all__ = ["MetricSpec", "parse_metric", "read_judgments", "correlation_stats", "paired_bootstrap",
-           "ValidationResult", "validate", "DEFAULT_METRICS", "all_metrics", "spec_signature"]
+           "ValidationResult", "validate", "DEFAULT_METRICS", "all_metrics", "spec_signature", "output_paths",
+           "check_outputs"]
 
 DEFAULT_METRICS = ("wrdscore", "column:baseline_*")
 _WRDSCORE_CHUNK = 256  # pairs per progress-bar step (scores do not depend on the chunking)
@@ -107,8 +110,10 @@ def parse_metric(spec: str, options: Optional[Mapping[str, Any]] = None) -> Metr
     kinds = _kinds()
     if name not in kinds:
         head = name.split(",", 1)[0]
-        hint = f" (settings follow a colon: {head}:{name[len(head) + 1:]})" if head in kinds else ""
-        raise ValueError(f"metric {name!r} in spec {spec!r} is unknown{hint}; known: {list(kinds)}")
+        if head in kinds:
+            raise ValueError(f"metric {name!r} in spec {spec!r} is unknown (settings follow a colon: "
+                             f"{head}:{name[len(head) + 1:]})")
+        raise ValueError(f"metric spec {spec!r}: {unknown_message('metric', name, kinds)}")
     if name == "column":
         if not rest:
             raise ValueError(f"metric spec {spec!r} needs a column name: column:NAME")
@@ -138,16 +143,10 @@ def parse_metric(spec: str, options: Optional[Mapping[str, Any]] = None) -> Metr
                 settings[key] = parse_option(key, value.strip())
             except ValueError as exc:
                 raise ValueError(f"metric spec {spec!r}: {exc}") from None
-    if name == "wrdscore":
-        known = {f.name: f for f in fields(Options)}
-        for key in settings:
-            if key not in known:
-                raise ValueError(f"metric spec {spec!r}: unknown WRDScore option {key!r}; known: {sorted(known)}")
-    else:
-        allowed = metric_options(name)
-        unknown = sorted(set(settings) - set(allowed))
-        if unknown:
-            raise ValueError(f"metric spec {spec!r}: unknown option(s) {unknown} for {name}; known: {list(allowed)}")
+    known = [f.name for f in fields(Options)] if name == "wrdscore" else metric_options(name)
+    unknown = [key for key in settings if key not in known]
+    if unknown:
+        raise ValueError(f"metric spec {spec!r}: {unknown_message(f'an option of {name}', unknown[0], known)}")
     items = tuple(sorted(settings.items()))
     if label is None:
         inner = ",".join(f"{k}={v}" for k, v in items)
@@ -411,6 +410,7 @@ def validate(paths: Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS, *, 
         # Before any scoring: a missing matplotlib must not surface after minutes of work and a half-written folder.
         require("matplotlib", "validate")
         _check_output_dir(output_dir)
+        check_outputs(paths, output_dir)
     results = []
     for path in paths:
         frame = read_judgments(path, human)
@@ -456,7 +456,9 @@ def format_markdown(result: ValidationResult) -> str:
             f"`{row['metric']}`", n, _fmt_ci(row, "pearson"), _fmt_ci(row, "spearman"), _fmt_ci(row, "kendall"),
             _fmt(row["mse"]), _fmt(row["mae"])]
         if result.reference_metric:
-            cells += [_fmt(row.get("delta_spearman")), _fmt(row.get("p_value"))]
+            p = row.get("p_value")
+            cells += [_fmt(row.get("delta_spearman")),
+                      format_p_value(p, 3) if isinstance(p, float) and math.isfinite(p) else _fmt(p)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -469,6 +471,35 @@ def _stem(path: str) -> str:
     return name
 
 
+def output_paths(path: str, output_dir: str) -> Tuple[str, str]:
+    """``(<output_dir>/<stem>.scores.csv, <output_dir>/<stem>.scatter.png)``: what :func:`write_outputs` writes
+    for the judgment file ``path``."""
+    stem = _stem(os.fspath(path))
+    return os.path.join(output_dir, f"{stem}.scores.csv"), os.path.join(output_dir, f"{stem}.scatter.png")
+
+
+def check_outputs(paths: Sequence[str], output_dir: str) -> None:
+    """Refuse, before anything is scored, judgment files whose outputs would land on each other (``a/v.tsv`` and
+    ``b/v.tsv`` both write ``v.scores.csv``: the first result would be lost) or on one of the inputs (an input
+    inside the output folder, replaced by another input's result)."""
+    def key(path: str) -> str:  # the file a path names, whether it exists yet or not
+        return os.path.realpath(path)
+
+    inputs = {key(p): os.fspath(p) for p in paths}
+    owner: Dict[str, str] = {}
+    for path in paths:
+        for out in output_paths(path, output_dir):
+            if key(out) in inputs:
+                raise ValueError(f"output_dir (--output-dir) {output_dir!r}: the result of {os.fspath(path)!r} would "
+                                 f"replace the input {inputs[key(out)]!r} ({out}); move that input out of the folder "
+                                 "or choose another output folder")
+            other = owner.setdefault(key(out), os.fspath(path))
+            if other != os.fspath(path):
+                raise ValueError(f"output_dir (--output-dir) {output_dir!r}: {other!r} and {os.fspath(path)!r} would "
+                                 f"both write {out} (outputs are named after the file name, so the first result "
+                                 "would be lost); rename one, or give each its own output folder")
+
+
 def _check_output_dir(output_dir: str) -> None:
     if os.path.exists(output_dir) and not os.path.isdir(output_dir):
         raise NotADirectoryError(f"output folder {output_dir!r} is not a folder")
@@ -478,11 +509,8 @@ def write_outputs(result: ValidationResult, output_dir: str) -> Tuple[str, str]:
     """Write the per-pair CSV and the scatter grid PNG of one result; return their paths."""
     _check_output_dir(output_dir)
     os.makedirs(output_dir, exist_ok=True)
-    stem = _stem(result.path)
-    csv_path = os.path.join(output_dir, f"{stem}.scores.csv")
-    png_path = os.path.join(output_dir, f"{stem}.scatter.png")
-    with atomic_write(csv_path) as handle:
-        result.scores.to_csv(handle, index=False)
+    csv_path, png_path = output_paths(result.path, output_dir)
+    write_table(result.scores, csv_path)
     plot_scatter(result, png_path)
     return csv_path, png_path
 

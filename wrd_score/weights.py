@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence
 
 import numpy as np
 
+from .checks import unknown_message
 from .signature import pinned
 
 __all__ = ["WEIGHTS", "WeightsName", "IDF_WEIGHTS", "CORPUS_IDF_WEIGHTS", "uses_idf", "uses_corpus_idf", "document_frequencies",
@@ -246,7 +247,7 @@ def token_masses(norms: np.ndarray, tokens: Sequence[str], scheme: WeightsName, 
         return idf_values
     if scheme in ("norm*idf", "norm*corpus-idf"):
         return idf_values * np.asarray(norms, dtype=np.float64)
-    raise ValueError(f"weights must be one of {list(WEIGHTS)}, got {scheme!r}")
+    raise ValueError(unknown_message("weights", scheme, WEIGHTS))
 
 
 def _lookup(idf: IDFTable, tokens: Sequence[str]) -> np.ndarray:

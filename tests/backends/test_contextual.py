@@ -179,7 +179,8 @@ def test_deterministic_across_runs_batch_sizes_and_duplicates(backend):
     two = backend.encode(texts)
     assert np.array_equal(one.units, two.units) and one.tokens == two.tokens
     small = ContextualBackend(batch_size=1, progress=False).encode(texts)
-    assert np.array_equal(one.units, small.units)
+    # Another batch size: the same units up to float32 rounding (see SCORE_TOLERANCE), not the same bits.
+    assert np.max(np.abs(one.units - small.units)) < 1e-5 and one.tokens == small.tokens
     first, dup = one.spans[0], one.spans[-1]
     assert np.array_equal(one.units[first], one.units[dup]) and not set(first) & set(dup)
 
@@ -188,6 +189,10 @@ def test_deterministic_across_runs_batch_sizes_and_duplicates(backend):
 MIXED = SENTENCES + ["getCount", "size", "isEmpty", "toString", "a b c", "d e f", "one two three four",
                      "the quick brown fox jumps", "x", "readLine from the buffered reader", "close it now",
                      " ".join(["word"] * 40), "A man is playing a flute.", "A woman is slicing an onion."]
+
+STS = ["A plane is taking off.", "An air plane is taking off.", "A man is playing a large flute.",
+       "A man is spreading shreded cheese on a pizza.", "Three men are playing chess.",
+       "A man is playing the cello.", "Some men are fighting.", "A man is smoking."]
 
 
 def _alone(backend, texts):
@@ -198,26 +203,61 @@ def _alone(backend, texts):
     return out
 
 
-def test_a_texts_vectors_do_not_depend_on_its_batch_or_the_thread_count():
-    # The batch a text ran in and the torch thread count used to change its float32 vectors in the
-    # last bits (MKL's GEMM splits few rows differently across threads), so chunked, sharded, Ray and
-    # torchmetrics runs differed from one call by ~1e-7.  Now: the same bits however it is run.
+PAIRS = list(zip(MIXED, MIXED[1:] + MIXED[:1])) + list(zip(STS, STS[1:]))
+
+
+def _pair_scores(n_threads: int = 2, batch_size: int = 64, how: str = "one call", variant: str = "wrd"):
+    """P, R and F1 of :data:`PAIRS` as a (3, pairs) array, encoded anew (no states kept from an earlier call)."""
     import torch
 
+    from wrd_score.stream import score_chunked
+
     threads = torch.get_num_threads()
+    torch.set_num_threads(n_threads)
     try:
-        torch.set_num_threads(2)
-        together = ContextualBackend(progress=False).encode(MIXED)
-        want = [together.units[span] for span in together.spans]
-        for n_threads, batch_size in [(1, 1), (2, 1), (3, 3), (2, 2), (16, 64)]:
-            torch.set_num_threads(n_threads)
-            backend = ContextualBackend(batch_size=batch_size, progress=False)
-            assert all(np.array_equal(a, b) for a, b in zip(_alone(backend, MIXED), want)), (n_threads, batch_size)
-            shuffled = backend.encode(MIXED[::-1][:9])
-            assert all(np.array_equal(shuffled.units[span], w)
-                       for span, w in zip(shuffled.spans, want[::-1][:9])), (n_threads, batch_size)
+        scorer = WRDScorer(backend="contextual", batch_size=batch_size, variant=variant)
+        scorer.backend.progress = False
+        scorer.backend._memo_key = None
+        preds, refs = [p for p, _ in PAIRS], [r for _, r in PAIRS]
+        if how == "one call":
+            out = scorer.score(preds, refs)
+        elif how == "alone":
+            out = {key: [] for key in ("precision", "recall", "f1")}
+            for p, r in PAIRS:
+                scorer.backend._memo_key = None
+                one = scorer.score([p], [r])
+                for key in out:
+                    out[key] += one[key]
+        else:  # "chunks of N"
+            out = score_chunked(scorer, preds, refs, chunk_size=int(how.split()[-1]))
+        return np.array([out["precision"], out["recall"], out["f1"]])
     finally:
         torch.set_num_threads(threads)
+
+
+def test_the_same_call_gives_the_same_bits_run_after_run():
+    # What holds on every CPU: the same texts in the same call, with the same batch size and thread
+    # count, give the same bits, again and again (the BLAS runs the same kernels on the same shapes).
+    first = _pair_scores()
+    assert np.array_equal(_pair_scores(), first)
+    assert np.array_equal(_pair_scores(n_threads=1, batch_size=3), _pair_scores(n_threads=1, batch_size=3))
+
+
+@pytest.mark.parametrize("variant", ["wrd", "paper"])
+def test_batch_threads_chunks_and_company_move_scores_less_than_the_tolerance(variant):
+    # Issue 32: on an AVX-512 Xeon with MKL 2024.2 a text's float32 vectors changed in the last bits
+    # with the batch it ran in and the thread count (MKL picks its GEMM kernel and its split across
+    # threads by the product's shape), so one call, its chunks, a text alone and other thread
+    # counts differ by ~1e-7; padding to 4 rows (ROW_MULTIPLE) removed that only on the AVX2 machine
+    # it was measured on.  The promise is therefore a tolerance: every P, R and F1 within
+    # SCORE_TOLERANCE of one call's, whatever the batch size, chunk size, thread count and company.
+    from wrd_score.backends.contextual import SCORE_TOLERANCE
+
+    first = _pair_scores(variant=variant)
+    for kwargs in (dict(n_threads=1, batch_size=1), dict(n_threads=3, batch_size=3), dict(n_threads=16),
+                   dict(batch_size=5), dict(how="alone"), dict(how="chunks of 1"), dict(how="chunks of 13")):
+        got = _pair_scores(variant=variant, **kwargs)
+        assert np.max(np.abs(got - first)) <= SCORE_TOLERANCE, (kwargs, np.max(np.abs(got - first)))
 
 
 def test_unpadded_batches_run_without_a_mask_and_give_the_masked_bits(hf, monkeypatch):
@@ -239,7 +279,7 @@ def test_unpadded_batches_run_without_a_mask_and_give_the_masked_bits(hf, monkey
     assert np.array_equal(got, want.numpy())
 
 
-def test_contextual_chunks_give_one_call_exactly():
+def test_contextual_chunks_give_one_call_within_the_tolerance(contextual_agrees):
     from wrd_score.stream import score_chunked
 
     scorer = WRDScorer(backend="contextual")
@@ -247,7 +287,7 @@ def test_contextual_chunks_give_one_call_exactly():
     scorer.backend._memo_key = None
     single = scorer.score(preds, refs)
     for size in (1, 3, 5):
-        assert score_chunked(scorer, preds, refs, chunk_size=size) == single
+        contextual_agrees(score_chunked(scorer, preds, refs, chunk_size=size), single)
 
 
 CHAIN = ["a man plays", "the guitar is loud", "a dog barks", "it rains today", "the cat sleeps", "birds sing",
@@ -260,7 +300,8 @@ def test_chunks_encode_what_one_call_encodes(monkeypatch, stream):
     """Issue 23 item 14: a text in two neighbouring chunks was encoded twice, and each chunk ran its own
     partial batch of every length.  Pairs chained (each reference is the next prediction) put a repeat
     across every chunk boundary: chunked, every distinct text is encoded once, as in one call, and the
-    scores stay one call's bit for bit."""
+    scores stay one call's (within SCORE_TOLERANCE: the batches hold other texts)."""
+    from wrd_score.backends.contextual import SCORE_TOLERANCE
     from wrd_score.stream import iter_scores, score_chunked
 
     scorer = WRDScorer(backend="contextual", batch_size=4)
@@ -278,7 +319,7 @@ def test_chunks_encode_what_one_call_encodes(monkeypatch, stream):
             f1 = [s.f1 for s in iter_scores(scorer, zip(preds, refs), chunk_size=size)]
         else:
             f1 = score_chunked(scorer, preds, refs, chunk_size=size)["f1"]
-        assert f1 == single["f1"]
+        assert np.max(np.abs(np.subtract(f1, single["f1"]))) <= SCORE_TOLERANCE
         assert sum(encoded) == len(CHAIN), (size, encoded)
 
 
@@ -477,11 +518,6 @@ def onnx_cache(tmp_path_factory):
         yield os.environ["WRDSCORE_CACHE"]
 
 
-STS = ["A plane is taking off.", "An air plane is taking off.", "A man is playing a large flute.",
-       "A man is spreading shreded cheese on a pizza.", "Three men are playing chess.",
-       "A man is playing the cello.", "Some men are fighting.", "A man is smoking."]
-
-
 @pytest.mark.parametrize("layer", [None, 3, "2,4"])
 def test_onnx_runtime_scores_within_1e5_of_torch_and_says_so(onnx_cache, layer):
     preds, refs = STS + MIXED[:8], MIXED[8:16] + STS[::-1]
@@ -493,11 +529,13 @@ def test_onnx_runtime_scores_within_1e5_of_torch_and_says_so(onnx_cache, layer):
     assert os.listdir(os.path.join(onnx_cache, "onnx"))  # exported once, kept for the next process
 
 
-def test_onnx_runtime_vectors_do_not_depend_on_the_batch(onnx_cache):
+def test_onnx_runtime_vectors_do_not_depend_on_the_batch_beyond_rounding(onnx_cache):
+    # ONNX Runtime gave a text alone the bits of a batch of 64 on the machine of issue 32, but its
+    # kernels are chosen per CPU as MKL's are: what is promised, and checked, is float32 rounding.
     together = ContextualBackend(device="cpu", runtime="onnx", progress=False).encode(MIXED)
     want = [together.units[span] for span in together.spans]
     alone = _alone(ContextualBackend(device="cpu", runtime="onnx", batch_size=1, progress=False), MIXED)
-    assert all(np.array_equal(a, b) for a, b in zip(alone, want))
+    assert max(np.max(np.abs(a - b)) for a, b in zip(alone, want)) < 1e-5
 
 
 @pytest.mark.parametrize("module", ["onnxruntime", "onnx"])

@@ -64,14 +64,14 @@ def test_map_scores_adds_columns_row_by_row(cluster):
         assert signature == one["signature"]
 
 
-def test_contextual_actors_match_one_call(cluster, tiny_bert):
+def test_contextual_actors_match_one_call(cluster, tiny_bert, contextual_agrees):
     # Each actor loads the encoder once; the driver loads it on its CPU only to sign the run.
     model = tiny_bert
     got = score(_dataset(PREDS, REFS, blocks=4), num_actors=2, batch_size=4, backend="contextual", model=model)
     single = wrd_score.score(PREDS, REFS, backend="contextual", model=model)
     # Actors run one torch thread on their blocks; this process more threads on everything at once:
-    # a text's vectors do not depend on either (the contextual backend's row rule).
-    assert got == single
+    # the same scores up to float32 rounding (SCORE_TOLERANCE).
+    contextual_agrees(got, single)
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
@@ -81,8 +81,8 @@ def test_contextual_actors_match_one_call(cluster, tiny_bert):
     ({"idf": {"get": 1.0}}, ValueError, "does not use it"),
     ({"variant": "nope"}, ValueError, "variant"),
     # Issue 22.19: NaN passed the number checks and failed in int() with a message naming nothing.
-    ({"num_cpus": float("nan")}, ValueError, "num_cpus must be a positive number, got nan"),
-    ({"num_gpus": float("inf")}, ValueError, "num_gpus must be a non-negative number, got inf"),
+    ({"num_cpus": float("nan")}, ValueError, "num_cpus must be a number > 0, got nan"),
+    ({"num_gpus": float("inf")}, ValueError, "num_gpus must be a finite non-negative number, got inf"),
 ])
 def test_bad_arguments_are_refused_by_name(cluster, kwargs, error, message):
     with pytest.raises(error, match=message):

@@ -66,8 +66,8 @@ def test_a_text_over_the_character_cap_is_refused_before_scoring():
 
 
 def test_options_are_checked_in_one_line():
-    for kwargs, pattern in [({"char_order": 0}, "char_order must be an integer from 1"),
-                            ({"word_order": -1}, "word_order must be an integer from 0"),
+    for kwargs, pattern in [({"char_order": 0}, "char_order must be an integer between 1 and 32"),
+                            ({"word_order": -1}, "word_order must be an integer between 0 and 32"),
                             ({"beta": 2.5}, "beta must be an integer"), ({"char_order": True}, "char_order"),
                             ({"lowercase": "yes"}, "lowercase must be True or False"),
                             ({"whitespace": 1}, "whitespace must be True or False")]:

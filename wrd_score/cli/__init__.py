@@ -13,6 +13,7 @@ import sys
 from typing import Dict, List, Optional
 
 from .. import __version__
+from ..checks import close_match_hint
 from ..deps import MissingDependency
 
 # name -> one-line help; each command is the module wrd_score.cli.<name> with add_arguments(parser)
@@ -30,6 +31,7 @@ COMMANDS: Dict[str, str] = {
     "constraints": "antonym and synonym pairs (WordNet 3.0, Java method names) for specialize, and held-out dev triplets",
     "specialize": "counter-fit a static embedding to antonym/synonym constraints (Mrkšić et al. 2016), with verb and negation masses",
     "convert": "convert an embedding file (word2vec, GloVe, fastText .bin, gensim) to the safe .npz",
+    "install-evaluate-module": "place the installed evaluate module where evaluate.load(\"wrdscore\") finds it, offline",
 }
 
 
@@ -78,7 +80,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         cmd = sub.add_parser(name, help=help_text, description=help_text)
-        module = f"{__name__}.{name}"
+        module = f"{__name__}.{name.replace('-', '_')}"
         if only is None or name == only:
             importlib.import_module(module).add_arguments(cmd)
         cmd.set_defaults(_module=module)
@@ -112,6 +114,17 @@ def _discard_stdout() -> None:
         pass
 
 
+def _flag_hint(parser: argparse.ArgumentParser, command: str, message: str) -> str:
+    """The closest flag of ``command`` to the first one argparse did not recognise (the library's close-match
+    rule, :func:`~wrd_score.checks.close_match_hint`), or ""."""
+    if not message.startswith("unrecognized arguments:"):
+        return ""
+    unknown = next((word for word in message.split(":", 1)[1].split() if word.startswith("--")), None)
+    commands = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
+    owner = commands.get(command, parser)
+    return close_match_hint(unknown.split("=", 1)[0], owner._option_string_actions) if unknown else ""
+
+
 def _dispatch(argv: Optional[List[str]]) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # Import only the chosen command's module: `wrdscore --help` and `wrdscore score` stay fast and
@@ -125,9 +138,9 @@ def _dispatch(argv: Optional[List[str]]) -> int:
         hint = habit_hint(argv)
         if hint:  # one line: the refusal and the form that works
             print(f"{exc.parser.prog}: error: {exc}; {hint}", file=sys.stderr)
-        else:  # argparse's own output: usage, then the error
+        else:  # argparse's own output: usage, then the error (with the closest flag for a misspelt one)
             exc.parser.print_usage(sys.stderr)
-            print(f"{exc.parser.prog}: error: {exc}", file=sys.stderr)
+            print(f"{exc.parser.prog}: error: {exc}{_flag_hint(parser, command, str(exc))}", file=sys.stderr)
         return 2
     # The command line as given (also when main() is called in-process with an argv list), for the
     # provenance that `train` and `baseline` record; sys.argv would be the caller's, e.g. pytest's.

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, Sequence
+from typing import Any, Callable, Dict, Iterable, Optional, Sequence
 
+from ..checks import check_choice, check_int, check_number
 from ..options import OptionInfo, Options, option_info
 from ..shards import Shard
 
-__all__ = ["add_metric_arguments", "add_option_arguments", "options_from_args", "add_input_arguments", "shard_spec"]
+__all__ = ["add_metric_arguments", "add_option_arguments", "options_from_args", "add_input_arguments", "shard_spec",
+           "int_type", "number_type", "choice_type"]
 
 _GROUP_TITLES = {
     "metric": "metric options (defaults: the library's)",
@@ -17,16 +19,52 @@ _GROUP_TITLES = {
 }
 
 
-def _text_type(info: OptionInfo):
-    """The argparse ``type`` of an option: the option's own parser (:meth:`OptionInfo.parse`), its message
-    shown as argparse shows a refusal."""
+def _argparse_type(read: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An argparse ``type`` that shows the library's one-line message (:mod:`wrd_score.checks`) as argparse
+    shows a refusal, instead of argparse's "invalid value"."""
     def parse(text: str) -> Any:
         try:
-            return info.parse(text)
+            return read(text)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
+
+
+def _text_type(info: OptionInfo):
+    """The argparse ``type`` of an option: the option's own parser (:meth:`OptionInfo.parse`), then its allowed
+    values where it has a closed set (the one unknown-value message, with the closest value)."""
+    closed = bool(info.choices) and not info.accepts
+
+    def read(text: str) -> Any:
+        value = info.parse(text)
+        return check_choice(info.name, value, info.choices) if closed else value
+
+    return _argparse_type(read)
+
+
+def _number(text: str, kind: type) -> Any:
+    try:
+        return kind(text)
+    except ValueError:
+        return text  # refused by the check, which names the flag and shows the text
+
+
+def int_type(flag: str, minimum: Optional[int] = 1, maximum: Optional[int] = None, why: str = ""):
+    """The argparse ``type`` of an integer flag, held to ``[minimum, maximum]`` by :func:`~wrd_score.checks.check_int`."""
+    return _argparse_type(lambda text: check_int(flag, _number(text, int), minimum, maximum, why=why))
+
+
+def number_type(flag: str, minimum: Optional[float] = None, maximum: Optional[float] = None, exclusive: bool = False):
+    """The argparse ``type`` of a number flag, held to its range by :func:`~wrd_score.checks.check_number`."""
+    return _argparse_type(lambda text: check_number(flag, _number(text, float), minimum, maximum,
+                                                    exclusive=exclusive))
+
+
+def choice_type(flag: str, allowed: Iterable[str]):
+    """The argparse ``type`` of a flag with a closed set of values (:func:`~wrd_score.checks.check_choice`)."""
+    allowed = tuple(allowed)
+    return _argparse_type(lambda text: check_choice(flag, text, allowed))
 
 
 def _help(info: OptionInfo) -> str:
@@ -50,9 +88,9 @@ def add_option_arguments(group: argparse._ActionsContainer, infos: Sequence[Opti
             group.add_argument(flag, dest=info.name, default=None, action=argparse.BooleanOptionalAction,
                                help=_help(info))
             continue
-        choices = list(info.choices) if info.choices and not info.accepts else None
-        group.add_argument(flag, dest=info.name, default=None, type=_text_type(info), choices=choices,
-                           metavar=info.name.upper() if choices is None else "{" + ",".join(choices) + "}",
+        closed = info.choices and not info.accepts
+        group.add_argument(flag, dest=info.name, default=None, type=_text_type(info),
+                           metavar="{" + ",".join(info.choices) + "}" if closed else info.name.upper(),
                            help=_help(info))
 
 
@@ -73,9 +111,11 @@ def add_input_arguments(parser: argparse.ArgumentParser, several_candidates: boo
     help_text = ("file of candidates, one per line (plain or .gz; '-' reads standard input), "
                  "or one candidate string")
     if several_candidates:
-        io.add_argument("-c", "--candidates", required=True, action="extend", nargs="+", metavar="FILE_OR_TEXT",
+        io.add_argument("-c", "--candidates", action="extend", nargs="+", metavar="FILE_OR_TEXT",
                         help=help_text + "; several files (or -c repeated) are several systems on the same "
-                                         "references, the first being the baseline (see --paired-bs)")
+                                         "references, the first being the baseline (see --paired-bs). Without -c, "
+                                         "standard input, as sacreBLEU reads a system (`cat sys | wrdscore score "
+                                         "-r refs`)")
     else:
         io.add_argument("-c", "--candidates", required=True, metavar="FILE_OR_TEXT", help=help_text)
     io.add_argument("-r", "--references", required=True, action="extend", nargs="+", metavar="FILE_OR_TEXT",

@@ -7,10 +7,11 @@ import sys
 from typing import Tuple
 
 from ..deps import require
+from ..files import write_table
 from ..metrics import COMPARED, MOVERSCORE_FORMS, compare, metric_help, metric_names
 from ..metrics.moverscore import KEEP_DROP
 from ..metrics.subtoken import EXACT_MATCH_RULES
-from .common import add_input_arguments, add_metric_arguments, options_from_args
+from .common import add_input_arguments, add_metric_arguments, choice_type, int_type, options_from_args
 from .io import iter_file_pairs, resolve_inputs
 
 
@@ -30,31 +31,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fmt = io.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="print CSV instead of an aligned table")
     fmt.add_argument("--json", action="store_true", help="print the dict of lists (with signatures) as JSON")
-    io.add_argument("--digits", type=int, default=4, help="decimals in the table (default 4)")
+    io.add_argument("--digits", type=int_type("--digits", 0, 17), default=4, help="decimals in the table (default 4)")
     sib = parser.add_argument_group("sibling metrics")
     sib.add_argument("--bertscore-idf", action="store_true", help="BERTScore with IDF weights fit on the references")
     sib.add_argument("--moverscore-no-idf", action="store_true", help="MoverScore with uniform masses")
-    sib.add_argument("--moverscore-form", choices=MOVERSCORE_FORMS, default=None,
+    sib.add_argument("--moverscore-form", type=choice_type("--moverscore-form", MOVERSCORE_FORMS), default=None,
+                     metavar="{" + ",".join(MOVERSCORE_FORMS) + "}",
                      help="inverse: 1/(1+cost) (default); complement: 1-cost (PyPI moverscore 1.0.3)")
-    sib.add_argument("--moverscore-subwords", choices=KEEP_DROP, default=None,
+    sib.add_argument("--moverscore-subwords", type=choice_type("--moverscore-subwords", KEEP_DROP), default=None,
+                     metavar="{" + ",".join(KEEP_DROP) + "}",
                      help="drop (default, as moverscore_v2) or keep ## word pieces")
-    sib.add_argument("--moverscore-punctuation", choices=KEEP_DROP, default=None,
+    sib.add_argument("--moverscore-punctuation", type=choice_type("--moverscore-punctuation", KEEP_DROP),
+                     default=None, metavar="{" + ",".join(KEEP_DROP) + "}",
                      help="drop (default, as moverscore_v2) or keep single punctuation tokens")
     sib.add_argument("--moverscore-stop-words", metavar="FILE", help="file of stop words (whitespace-separated)")
     sib.add_argument("--rouge-split-identifiers", action="store_true",
                      help="ROUGE over identifier subtokens (getCount -> get count)")
     sib.add_argument("--rouge-use-stemmer", action="store_true", help="Porter stemming in ROUGE")
-    sib.add_argument("--chrf-word-order", type=int, default=None, metavar="N",
+    sib.add_argument("--chrf-word-order", type=int_type("--chrf-word-order", 0, 32), default=None, metavar="N",
                      help="word n-gram order of chrF (default 0; 2 is chrF++)")
-    sib.add_argument("--exact-match-rule", choices=EXACT_MATCH_RULES, default=None,
+    sib.add_argument("--exact-match-rule", type=choice_type("--exact-match-rule", EXACT_MATCH_RULES), default=None,
+                     metavar="{" + ",".join(EXACT_MATCH_RULES) + "}",
                      help="code2seq (default: equal subtokens, equal without repeats, or equal joined) or "
                           "sequence (equal subtoken sequences)")
     add_metric_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 0 <= args.digits <= 17:
-        raise ValueError(f"--digits must be between 0 and 17, got {args.digits}")
     metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
     if metrics == ("all",):
         metrics = metric_names(bundles=False)
@@ -87,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     pd = require("pandas", "siblings")
     frame = pd.DataFrame(table)
     if args.csv:
-        frame.to_csv(sys.stdout, index=False, float_format=f"%.{args.digits}f")
+        write_table(frame, sys.stdout, "csv", digits=args.digits)
     else:
         with pd.option_context("display.max_columns", None, "display.width", 200,
                                "display.max_colwidth", 40):

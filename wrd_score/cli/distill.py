@@ -9,6 +9,7 @@ from ..distill import CODE_METHODS, DOCUMENT_FORMATS, POOLINGS, distill
 from ..embeddings import STORED_DTYPES, StaticEmbedding
 from ..sentence_fit import FIT_DEFAULTS, LOSSES, TEXT_FORMATS
 from ..train import check_embedding_output
+from .common import choice_type, int_type, number_type
 
 
 def _corpus_arg(value: str, option: str = "--corpus", formats=("tokens", "identifiers", "stsb")) -> Tuple[str, str]:
@@ -34,40 +35,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", action="append", default=None, metavar="PATH:FORMAT",
                         help="vocabulary corpus, FORMAT tokens|identifiers|stsb; repeatable "
                              "(default: the Java corpora and STS-B train under ../shared/data)")
-    parser.add_argument("--min-count", type=int, default=5, help="keep corpus tokens seen this often (default 5)")
-    parser.add_argument("--layer", type=int, default=-1, help="hidden layer, 0 = input embeddings, -1 = last")
-    parser.add_argument("--pooling", default="pieces", choices=POOLINGS,
+    parser.add_argument("--min-count", type=int_type("--min-count"), default=5, help="keep corpus tokens seen this often (default 5)")
+    parser.add_argument("--layer", type=int_type("--layer", None), default=-1, help="hidden layer, 0 = input embeddings, -1 = last")
+    parser.add_argument("--pooling", default="pieces", type=choice_type("--pooling", POOLINGS),
+                        metavar="{" + ",".join(POOLINGS) + "}",
                         help="pieces: mean of the token's word pieces without [CLS]/[SEP] (default); "
                              "all: with them (model2vec's distill); first: [CLS]")
-    parser.add_argument("--pca-dims", type=int, default=None, help="PCA dimensions (default: none)")
+    parser.add_argument("--pca-dims", type=int_type("--pca-dims"), default=None, help="PCA dimensions (default: none)")
     parser.add_argument("--sif", type=float, default=1e-4,
                         help="SIF coefficient a: norms scaled by a/(a+p(w)), p(w) Zipf over the frequency rank (default 1e-4; 0: off)")
     parser.add_argument("--aggregate", action="append", default=None, metavar="PATH:FORMAT",
                         help="document corpus (FORMAT identifiers|stsb) encoded in context to aggregate each token's "
                              "vector over its occurrences (Bommasani et al. 2020); repeatable (default: none)")
-    parser.add_argument("--blend", type=float, default=0.5,
+    parser.add_argument("--blend", type=number_type("--blend", 0, 1), default=0.5,
                         help="share of the aggregated direction in each token's vector, 0..1 (default 0.5)")
-    parser.add_argument("--aggregate-min-count", type=int, default=1,
+    parser.add_argument("--aggregate-min-count", type=int_type("--aggregate-min-count"), default=1,
                         help="blend tokens aggregated at least this often (default 1)")
-    parser.add_argument("--aggregate-cap", type=int, default=10,
+    parser.add_argument("--aggregate-cap", type=int_type("--aggregate-cap"), default=10,
                         help="occurrences aggregated per token at most; bounds the encoder's work (default 10)")
     parser.add_argument("--code-space", default=None, metavar="EMBEDDING",
                         help="static embedding of code (name or file, e.g. wrd-java-default) whose similarities "
                              "enter the vectors (default: none)")
-    parser.add_argument("--code-method", default="retrofit", choices=CODE_METHODS,
+    parser.add_argument("--code-method", default="retrofit", type=choice_type("--code-method", CODE_METHODS),
+                        metavar="{" + ",".join(CODE_METHODS) + "}",
                         help="retrofit: pull each token toward its code neighbours (default); concat: append the "
                              "code vector")
-    parser.add_argument("--code-weight", type=float, default=0.5,
+    parser.add_argument("--code-weight", type=number_type("--code-weight", 0, 1), default=0.5,
                         help="share of the code space, 0..1 (default 0.5)")
-    parser.add_argument("--code-neighbours", type=int, default=10,
+    parser.add_argument("--code-neighbours", type=int_type("--code-neighbours"), default=10,
                         help="nearest code neighbours a token is retrofitted toward (default 10)")
     parser.add_argument("--df-corpus", action="append", default=None, metavar="PATH:FORMAT",
                         help="document corpus (FORMAT identifiers|stsb) of the document-frequency table stored "
                              "in the file; repeatable (default: the --corpus entries in those formats)")
-    parser.add_argument("--df-min-count", type=int, default=2,
+    parser.add_argument("--df-min-count", type=int_type("--df-min-count"), default=2,
                         help="keep tokens in at least this many documents in the table (default 2)")
     parser.add_argument("--no-df", dest="df", action="store_false", help="store no document-frequency table")
-    parser.add_argument("--dtype", default="float16", choices=list(STORED_DTYPES))
+    parser.add_argument("--dtype", default="float16", type=choice_type("--dtype", STORED_DTYPES),
+                        metavar="{" + ",".join(STORED_DTYPES) + "}")
     parser.add_argument("--name", default="wrd-minilm-distilled", help="name recorded in signatures")
     fit = parser.add_argument_group("fitting to sentences (issue 31; docs/tuning.md, *Sentences*)")
     fit.add_argument("--fit", action="append", default=None, metavar="PATH:FORMAT[@N]",
@@ -90,7 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             ("seed", int, "seed of the order, the pairs and torch")):
         fit.add_argument("--fit-" + key.replace("_", "-"), dest="fit_" + key, type=kind, default=FIT_DEFAULTS[key],
                          help=f"{text} (default {FIT_DEFAULTS[key]})")
-    fit.add_argument("--threads", type=int, default=None,
+    fit.add_argument("--threads", type=int_type("--threads"), default=None,
                      help="torch threads for the whole run (default: torch's); the same count gives the same bytes")
     fit.add_argument("--teacher-cache", default=None, metavar="DIR",
                      help="keep the encoder's sentence embeddings here between runs (default: none)")
@@ -98,16 +102,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_embedding_output(args.output)  # before minutes of distilling, as train does
     corpora = [_corpus_arg(c) for c in args.corpus] if args.corpus else None
     aggregate = [_corpus_arg(c, "--aggregate", DOCUMENT_FORMATS) for c in args.aggregate or ()]
     df_corpora = [_corpus_arg(c, "--df-corpus", DOCUMENT_FORMATS) for c in args.df_corpus] if args.df_corpus else "auto"
     fit = [_fit_arg(c) for c in args.fit] if args.fit else None
     fit_exclude = [_corpus_arg(c, "--fit-exclude", ("stsb", "sick")) for c in args.fit_exclude] \
         if args.fit_exclude else "auto"
-    if args.threads is not None and args.threads < 1:
-        raise ValueError(f"--threads must be a positive integer, got {args.threads}")
     fit_options = {key: getattr(args, "fit_" + key) for key in FIT_DEFAULTS}
+    # Before minutes of distilling, as train does; the library checks again, naming its arguments.
+    check_embedding_output(args.output, [("--code-space", args.code_space)] + [
+        (flag, path) for flag, given in (("--corpus", corpora), ("--aggregate", aggregate),
+                                         ("--df-corpus", df_corpora if df_corpora != "auto" else None),
+                                         ("--fit", [(path, kind) for path, kind, _ in fit or ()]))
+        for path, _ in given or ()])
     checksum = distill(args.output, model=args.model, corpora=corpora, min_count=args.min_count, layer=args.layer,
                        pooling=args.pooling, pca_dims=args.pca_dims, sif=args.sif, aggregate=aggregate or None,
                        blend=args.blend, aggregate_min_count=args.aggregate_min_count,

@@ -8,6 +8,7 @@ from typing import IO
 
 from ..files import atomic_write, check_output, write_json
 from ..shards import merge_shards
+from .common import int_type
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,12 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("shards", nargs="+", metavar="SHARD", help="shard records (any order)")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write the merged result to FILE (atomically) and print only the summary line")
-    parser.add_argument("--digits", type=int, default=6, help="decimals in the summary line (default: 6)")
+    parser.add_argument("--digits", type=int_type("--digits", 0, 17), default=6, help="decimals in the summary line (default: 6)")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.digits < 0 or args.digits > 17:
-        raise ValueError(f"--digits must be between 0 and 17, got {args.digits}")
     if args.output:
         check_output(args.output, args.shards)
     merged = merge_shards(args.shards)

@@ -20,10 +20,11 @@ from tqdm import tqdm  # not tqdm.auto: this is a terminal tool
 from ..files import STDIN, Pair, atomic_write, check_output, write_json
 from ..scorer import WRDScorer
 from ..shards import write_shard
-from ..stats import MIN_RESAMPLES, check_resamples, paired_system_test, system_confidence  # scipy: when they run
+from ..stats import (MIN_RESAMPLES, check_resamples, format_p_value, paired_system_test,  # scipy: when they run
+                     system_confidence)
 from ..stream import iter_chunks
 from ..weights import shared_idf, user_idf
-from .common import add_input_arguments, add_metric_arguments, options_from_args, shard_spec
+from .common import add_input_arguments, add_metric_arguments, int_type, options_from_args, shard_spec
 from .io import Inputs, iter_file_pairs, read_idf_file, resolve_inputs
 
 FIELDS = ("precision", "recall", "f1")
@@ -40,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "  wrdscore score -c base.txt -c sysA.txt -c sysB.txt -r refs.txt --paired-bs\n"
         "  wrdscore score -c base.txt -c sysA.txt -r refs.txt --paired-ar\n"
         "  wrdscore score -c getCount -r get_count -r size --json\n"
-        "  generate | wrdscore score -c - -r refs.txt\n"
+        "  generate | wrdscore score -r refs.txt          (no -c: standard input, as in sacreBLEU)\n"
+        "  wrdscore score -c preds.txt -r refs.txt -b     (the mean F1 alone)\n"
         "output:\n"
         "  The summary line is the signature, then mean P, R and F1 (with --confidence, each followed\n"
         "  by its 95% interval [low, high]; the signature gains ci:bsN,seedS).\n"
@@ -53,7 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "  and a table: system, mean F1 [95% CI], delta F1 against the baseline (the first -c) and the\n"
         "  p-value, as sacreBLEU's: the probability that a difference this large arises by chance when\n"
         "  the two do not differ (two-sided: small for a clearly better or worse system, 1 for a copy).\n"
-        "  --json holds everything, the signature included.\n"
+        "  --json (-f json) holds everything, the signature included. -b prints the mean F1 alone (with\n"
+        "  --confidence, followed by its interval).\n"
         "exit status: 0 on success (also when a reader such as `head` stops reading early), 2 on bad\n"
         "input (nothing is written to -o then)."
     )
@@ -63,12 +66,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          "reference's index when there are several references)")
     io.add_argument("--json", action="store_true",
                     help="print the full result (per-example lists, means, signature) as JSON")
+    io.add_argument("-f", "--format", choices=("text", "json"), default=None,
+                    help="sacreBLEU's spelling of the output format: json is --json; text (the default) the "
+                         "summary line")
+    io.add_argument("-b", "--score-only", action="store_true",
+                    help="print only the score, the mean F1 (with --confidence, followed by its interval), as "
+                         "sacreBLEU's -b prints only the score")
     io.add_argument("-o", "--output", metavar="FILE",
                     help="write the output to FILE (atomically: complete or not at all) and print "
                          "only the summary line (or the --paired-bs table)")
-    io.add_argument("--digits", type=int, default=6, help="decimals in text output (default: 6)")
-    io.add_argument("--chunk-size", type=int, default=10_000,
-                    help="pairs scored at a time; bounds memory, never changes a score (default: 10000)")
+    io.add_argument("--digits", type=int_type("--digits", 0, 17), default=6, help="decimals in text output (default: 6)")
+    io.add_argument("--chunk-size", type=int_type("--chunk-size"), default=10_000,
+                    help="pairs scored at a time; bounds memory; static scores do not change (bit for bit), "
+                         "contextual ones by at most 1e-6 (default: 10000)")
     io.add_argument("--idf-file", metavar="FILE",
                     help="token weights for --weights idf / norm*idf: JSON object or 'token<TAB>weight' "
                          "lines (default: fit on the references)")
@@ -94,31 +104,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "example's two scores swapped at random)")
     sig.add_argument("--paired-ar-n", type=int, default=10_000, metavar="N",
                      help="random swaps for --paired-ar (default: %(default)s, as sacreBLEU)")
-    sig.add_argument("--seed", type=int, default=0,
+    sig.add_argument("--seed", type=int_type("--seed", 0), default=0,
                      help="seed of numpy.random.default_rng for all resampling (default: %(default)s)")
     add_metric_arguments(parser)
 
 
+def _stdin_candidates(args: argparse.Namespace) -> None:
+    """No -c: the candidates come from standard input, as sacreBLEU reads a system, unless it is a terminal
+    (a user who forgot -c would otherwise wait on a prompt that asks for nothing)."""
+    if args.candidates:
+        return
+    if sys.stdin is None or sys.stdin.isatty():
+        raise ValueError("no candidates: give -c FILE (or -c TEXT), or pipe them into standard input "
+                         "(`cat sys.txt | wrdscore score -r refs.txt`)")
+    args.candidates = [STDIN]
+
+
 def _check_args(args: argparse.Namespace) -> None:
+    if args.format == "json" and not args.json:
+        args.json = True
+    elif args.format == "text" and args.json:
+        raise ValueError("-f text and --json ask for two output formats; give one")
+    if args.score_only and (args.json or args.per_example or args.shard is not None):
+        other = "--json" if args.json else "--per-example" if args.per_example else "--shard"
+        raise ValueError(f"-b/--score-only prints the score alone; it cannot be combined with {other}")
     if args.json and args.per_example:
         raise ValueError("--json already holds the per-example scores; give --json or --per-example, not both")
-    if args.digits < 0 or args.digits > 17:
-        raise ValueError(f"--digits must be between 0 and 17, got {args.digits}")
-    if args.chunk_size < 1:
-        raise ValueError(f"--chunk-size must be a positive integer, got {args.chunk_size}")
     for flag, value in (("--confidence-n", args.confidence_n), ("--paired-bs-n", args.paired_bs_n),
                         ("--paired-ar-n", args.paired_ar_n)):
         check_resamples(value, flag)
-    if args.seed < 0:
-        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
     if args.paired_bs and args.paired_ar:
         raise ValueError("give --paired-bs or --paired-ar, not both")
     paired = _paired_flag(args)
     if paired:
         if len(args.candidates) < 2:
             raise ValueError(f"{paired} compares systems with a baseline: give -c BASELINE -c SYSTEM [-c ...]")
-        if args.per_example:
-            raise ValueError(f"--per-example scores one system; it cannot be combined with {paired}")
+        if args.per_example or args.score_only:
+            flag = "--per-example" if args.per_example else "-b/--score-only"
+            raise ValueError(f"{flag} reports one system; it cannot be combined with {paired}")
     elif len(args.candidates) > 1:
         raise ValueError(f"{len(args.candidates)} candidate inputs (-c) were given: several systems are compared "
                          "only with --paired-bs or --paired-ar (the first -c is the baseline)")
@@ -127,6 +150,12 @@ def _check_args(args: argparse.Namespace) -> None:
                          "without --json, --per-example, --confidence, --paired-bs or --paired-ar")
     if [*args.candidates, *args.references].count(STDIN) > 1:
         raise ValueError("standard input ('-') can be given only once among -c and -r")
+
+
+def _input_files(args: argparse.Namespace, are_files: bool) -> List[Tuple[str, Any]]:
+    """Every file the command reads, with its flag: ``-o`` may be none of them."""
+    texts = [("-c", c) for c in args.candidates] + [("-r", r) for r in args.references] if are_files else []
+    return texts + [("--idf-file", args.idf_file), ("--embedding", args.embedding)]
 
 
 def _paired_flag(args: argparse.Namespace) -> str:
@@ -190,6 +219,7 @@ def _resampling(n_boot: int, seed: int, method: str = "bs") -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    _stdin_candidates(args)
     _check_args(args)
     if _paired_flag(args):
         return _run_paired(args)
@@ -201,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
     if args.shard is not None:
         args.shard.check(n)
     if args.output:
-        check_output(args.output, [candidate, *args.references] if inputs.are_files else [])
+        check_output(args.output, _input_files(args, inputs.are_files))
     pairs = _pairs(args, inputs, candidate)
     scorer, idf = _scorer_and_idf(args, pairs)
     if args.shard is not None:
@@ -254,6 +284,8 @@ def run(args: argparse.Namespace) -> int:
                 means[f"mean_{name}_ci"] = [ci.low, ci.high]
         summary = str(signature) + "".join(
             f" {_SHORT[name]}: {_with_ci(means[f'mean_{name}'], intervals[name], digits)}" for name in FIELDS)
+        if args.score_only:
+            summary = _with_ci(means["mean_f1"], intervals["f1"], digits)
         if args.json:
             write_json(out, columns, means, str(signature))
         elif not args.per_example:
@@ -276,7 +308,7 @@ def _run_paired(args: argparse.Namespace) -> int:
     mode = "files" if baseline.are_files else "strings"
     inputs = [baseline] + [resolve_inputs(s, baseline.references, mode) for s in systems[1:]]
     if args.output:
-        check_output(args.output, [*systems, *args.references] if baseline.are_files else [])
+        check_output(args.output, _input_files(args, baseline.are_files))
     scorer, idf = _scorer_and_idf(args, _pairs(args, baseline, systems[0]))
     signature = scorer.signature_fields(idf).with_fields(
         ci=_resampling(args.confidence_n, args.seed), paired=_resampling(n_paired, args.seed, method))
@@ -319,7 +351,7 @@ def _paired_table(rows: Sequence[Dict[str, Any]], signature: str, digits: int) -
         if row["baseline"]:
             cells.append((name, f1, "-", "-"))
         else:
-            cells.append((name, f1, f"{row['delta_f1']:+.{digits}f}", f"{row['p_value']:.4f}"))
+            cells.append((name, f1, f"{row['delta_f1']:+.{digits}f}", format_p_value(row["p_value"])))
     widths = [max(len(r[k]) for r in cells) for k in range(len(header))]
     lines = [signature]
     for r in cells:

@@ -5,7 +5,7 @@ import argparse
 
 from ..plot import show
 from ..scoring import MAX_TRANSPORT_NODES
-from .common import add_metric_arguments, options_from_args
+from .common import add_metric_arguments, int_type, options_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,13 +18,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-r", "--reference", required=True, metavar="TEXT", help="the reference (one text)")
     parser.add_argument("-o", "--output", required=True, metavar="FILE.png",
                         help="the figure to write (atomically), in the format its suffix names: .png, .pdf, .svg, ...")
-    parser.add_argument("--dpi", type=int, default=110, help="resolution of the PNG (default 110)")
+    parser.add_argument("--dpi", type=int_type("--dpi", 30, 600), default=110, help="resolution of the PNG (default 110)")
     add_metric_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 30 <= args.dpi <= 600:
-        raise ValueError(f"--dpi must be between 30 and 600, got {args.dpi}")
     path = show(args.candidate, args.reference, args.output, dpi=args.dpi, **options_from_args(args))
     print(f"wrote {path}")
     return 0

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from ..stats import MIN_RESAMPLES, check_resamples
-from ..validation import DEFAULT_METRICS, ConstantHumanError, _stem, all_metrics, validate
-from .common import add_metric_arguments, options_from_args
+from ..validation import DEFAULT_METRICS, ConstantHumanError, all_metrics, output_paths, validate
+from .common import add_metric_arguments, int_type, options_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,13 +25,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bootstrap", type=int, default=1000,
                         help=f"bootstrap resamples: 0 (no intervals, no paired test) or {MIN_RESAMPLES} to 100,000 "
                              "(default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--seed", type=int_type("--seed", 0), default=0, help="bootstrap seed (default 0)")
     parser.add_argument("--reference-metric", default=None, metavar="LABEL",
                         help="metric the paired test compares the others against (default: first wrdscore)")
     parser.add_argument("--output-dir", default="wrdscore-validate", metavar="DIR",
                         help="where the per-pair CSV and scatter PNG go (default: ./wrdscore-validate)")
     parser.add_argument("--no-files", action="store_true", help="print the table only; write no CSV/PNG")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bars (they are drawn only when standard error is a terminal)")
     add_metric_arguments(parser)
 
 
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         results = validate(args.files, metrics or DEFAULT_METRICS, human=args.human, group_by=args.group_by,
                            human_range=args.human_range, n_boot=args.bootstrap, seed=args.seed,
                            options=options_from_args(args), reference=args.reference_metric,
-                           output_dir=output_dir, progress=not args.quiet)
+                           output_dir=output_dir, progress=not args.quiet and sys.stderr.isatty())
     except ConstantHumanError as exc:  # the same advice in this command's own syntax
         raise ValueError(str(exc).replace("human_range=(LO, HI)", "--human-range LO HI")) from None
     for i, result in enumerate(results):
@@ -54,7 +54,5 @@ def run(args: argparse.Namespace) -> int:
             print()
         print(result.markdown())
         if output_dir is not None:
-            stem = _stem(result.path)
-            print(f"wrote {os.path.join(output_dir, stem + '.scores.csv')} and "
-                  f"{os.path.join(output_dir, stem + '.scatter.png')}", file=sys.stderr)
+            print("wrote {} and {}".format(*output_paths(result.path, output_dir)), file=sys.stderr)
     return 0

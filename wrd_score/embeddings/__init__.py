@@ -14,8 +14,8 @@ from __future__ import annotations
 from .checks import (DF_ARRAYS, FLOAT16_TOLERANCE, MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, MAX_NPZ_ENTRIES,
                      INT8_TOLERANCE, MAX_WORD_BYTES, check_df_arrays, check_storable)
 from .formats import EMBEDDING_FORMATS, STORED_DTYPES, EmbeddingFormatName, StoredDtypeName, file_sha256
-from .store import (DEFAULT_EMBEDDING, MAX_OOV_CACHE_BYTES, NAMED_EMBEDDINGS, StaticEmbedding, load_embedding,
-                    shipped_path)
+from .store import (DEFAULT_EMBEDDING, MAX_NGRAM_TOKEN_CHARS, MAX_OOV_CACHE_BYTES, NAMED_EMBEDDINGS, StaticEmbedding,
+                    load_embedding, shipped_name, shipped_path)
 from .vectors import dequantize_rows, quantize_rows, row_means, safe_norms, table_unit_rows, unit_rows
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "check_df_arrays",
     "file_sha256",
     "shipped_path",
+    "shipped_name",
     "safe_norms",
     "unit_rows",
     "table_unit_rows",
@@ -46,4 +47,5 @@ __all__ = [
     "MAX_NPZ_ENTRIES",
     "MAX_WORD_BYTES",
     "MAX_OOV_CACHE_BYTES",
+    "MAX_NGRAM_TOKEN_CHARS",
 ]

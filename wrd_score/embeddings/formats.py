@@ -31,10 +31,10 @@ EMBEDDING_FORMATS = ("auto", "npz", "word2vec", "word2vec-binary", "glove", "fas
 EmbeddingFormatName = Literal["auto", "npz", "word2vec", "word2vec-binary", "glove", "fasttext-bin", "gensim"]
 #: The precisions an ``.npz`` stores its vectors in (``dtype=`` of ``save``, ``wrdscore train``, ``convert``,
 #: ``distill``); int8 files are read back as float16 tables, so every one scores with the same code.
-STORED_DTYPES = {"float16": "halves the file", "float32": "",
+STORED_DTYPES = {"float16": "halves the file", "float32": "", "float64": "exact: twice float32 (small hand-made tables)",
                  "int8": "a quarter of float32: one byte a value and a float32 scale per row (vector_scales)"}
 #: A value of ``dtype=`` where an embedding is written (:data:`STORED_DTYPES`).
-StoredDtypeName = Literal["float16", "float32", "int8"]
+StoredDtypeName = Literal["float16", "float32", "float64", "int8"]
 _FASTTEXT_MAGIC = 793712314  # first int32 of every Facebook fastText .bin (gensim's _FASTTEXT_FILEFORMAT_MAGIC)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import threading
 from collections import OrderedDict
 from importlib import resources
@@ -20,14 +21,15 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
+from ..checks import check_choice
 from .checks import MAX_DIM, MAX_NGRAM_N, check_df_arrays, check_distinct_words, check_storable
 from .formats import (EMBEDDING_FORMATS, STORED_DTYPES, EmbeddingFormatName, StoredDtypeName, file_sha256,
                       guess_format, read_gensim_format, read_gensim_pickle, read_glove_package, read_npz, save_npz,
                       stored_arrays)
 from .vectors import row_means, safe_norms
 
-__all__ = ["StaticEmbedding", "DEFAULT_EMBEDDING", "NAMED_EMBEDDINGS", "MAX_OOV_CACHE_BYTES", "load_embedding",
-           "shipped_path"]
+__all__ = ["StaticEmbedding", "DEFAULT_EMBEDDING", "NAMED_EMBEDDINGS", "MAX_OOV_CACHE_BYTES", "MAX_NGRAM_TOKEN_CHARS",
+           "load_embedding", "shipped_path", "shipped_name"]
 
 DEFAULT_EMBEDDING = "default"
 #: Names accepted in place of a path; see ``embeddings/README.md`` for each model card. ``default`` is
@@ -57,7 +59,45 @@ _SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-cf": _DEFAULT_FILE, "wrd
 # scores the same references each evaluation).  Counted in bytes, not entries: 200,000 entries of the
 # default's 484 float64 dimensions were 775 MB that a stream of distinct unknown tokens could fill.
 MAX_OOV_CACHE_BYTES = 64 << 20
-_OOV_ENTRY_OVERHEAD = 160  # the dict entry, the key and the array object, besides the vector's bytes
+_OOV_ENTRY_OVERHEAD = 100  # the dict entry and its links, besides the key's and the array's own sizes
+#: Characters of an unknown token whose fastText n-grams compose its vector: a token of more is composed from its
+#: first this many.  Every n-gram is listed before its rows are averaged (about 3 KB a character at
+#: ``min_n=1, max_n=32``: 600,000 characters took 1.97 GB); no identifier or word comes near it.
+MAX_NGRAM_TOKEN_CHARS = 1_000
+# Rows (n-grams or word pieces) listed at once while unknown tokens are composed; tokens are composed in groups
+# of about this many (a token's mean does not depend on its group).
+_COMPOSE_GROUP_ROWS = 1 << 20
+
+
+def shipped_name(path: str) -> Optional[str]:
+    """The name (``default``, ...) whose shipped file ``path`` is (the same file, through a symlink too, or a
+    byte-for-byte copy), else None: such a path is that embedding, so it gets that name's masses and baselines.
+
+    >>> shipped_name(shipped_path()), shipped_name("default"), shipped_name(__file__)
+    ('default', None, None)
+    """
+    if not isinstance(path, (str, os.PathLike)) or not os.path.isfile(path):
+        return None
+    size = os.path.getsize(path)
+    for name, filename in _SHIPPED_FILES.items():
+        shipped = shipped_path(filename)
+        if not os.path.isfile(shipped):
+            continue
+        if os.path.samefile(path, shipped):
+            return name
+        if size == os.path.getsize(shipped) and file_sha256(os.fspath(path)) == _shipped_sha256(shipped):
+            return name
+    return None
+
+
+_SHIPPED_SHA256: Dict[Tuple[str, int], str] = {}
+
+
+def _shipped_sha256(path: str) -> str:
+    stamp = (path, os.stat(path).st_mtime_ns)
+    if stamp not in _SHIPPED_SHA256:
+        _SHIPPED_SHA256[stamp] = file_sha256(path)
+    return _SHIPPED_SHA256[stamp]
 
 
 def shipped_path(filename: str = _DEFAULT_FILE) -> str:
@@ -218,21 +258,32 @@ class StaticEmbedding:
             from gensim.models.fasttext import ft_ngram_hashes
 
             buckets = self.ngram_vectors.shape[0]
-            rows = [ft_ngram_hashes(tokens[k], self.min_n, self.max_n, buckets) for k in missing]
+
+            def token_rows(token: str) -> List[int]:
+                return ft_ngram_hashes(token[:MAX_NGRAM_TOKEN_CHARS], self.min_n, self.max_n, buckets)
+
             table = self.ngram_vectors
         else:
-            rows = [self._piece_rows(tokens[k]) for k in missing]
-            table = self.vectors
-        counts = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-        fresh = row_means(table, np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(counts.sum())),
-                          counts)
+            token_rows, table = self._piece_rows, self.vectors
+        fresh = np.empty((len(missing), self.dim))
+        group: List[List[int]] = []
+        listed = done = 0
+        for position, k in enumerate(missing):
+            group.append(token_rows(tokens[k]))
+            listed += len(group[-1])
+            if listed >= _COMPOSE_GROUP_ROWS or position == len(missing) - 1:
+                counts = np.fromiter(map(len, group), dtype=np.int64, count=len(group))
+                fresh[done:done + len(group)] = row_means(
+                    table, np.fromiter(chain.from_iterable(group), dtype=np.int64, count=int(counts.sum())), counts)
+                done += len(group)
+                group, listed = [], 0
         out[missing] = fresh
         with self._lock:
             for k, vector in zip(missing, fresh):
                 token = tokens[k]
                 if token not in self._oov_cache:  # another thread may have composed it meanwhile
-                    self._oov_cache[token] = vector.copy()  # a view would keep all of fresh alive
-                    self._oov_cache_bytes += _oov_entry_bytes(token, vector)
+                    kept = self._oov_cache[token] = vector.copy()  # a view would keep all of fresh alive
+                    self._oov_cache_bytes += _oov_entry_bytes(token, kept)
             while self._oov_cache_bytes > MAX_OOV_CACHE_BYTES and self._oov_cache:
                 token, vector = self._oov_cache.popitem(last=False)
                 self._oov_cache_bytes -= _oov_entry_bytes(token, vector)
@@ -262,8 +313,7 @@ class StaticEmbedding:
     # ------------------------------------------------------------------ I/O
     def save(self, path: str, dtype: StoredDtypeName = "float16") -> str:
         """Write the safe ``.npz`` format and return its sha256 (``dtype``: one of :data:`STORED_DTYPES`)."""
-        if dtype not in STORED_DTYPES:
-            raise ValueError(f"dtype must be one of {list(STORED_DTYPES)}, got {dtype!r}")
+        check_choice("dtype", dtype, STORED_DTYPES)
         for key in ("vectors", "ngram_vectors"):
             check_storable(getattr(self, key), dtype, f"the {key.replace('_', ' ')} of embedding {self.name!r}")
         arrays = {
@@ -296,8 +346,7 @@ class StaticEmbedding:
         """
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"embedding must be a name or a path, got {type(path).__name__}")
-        if format not in EMBEDDING_FORMATS:
-            raise ValueError(f"embedding_format must be one of {list(EMBEDDING_FORMATS)}, got {format!r}")
+        check_choice("embedding_format", format, EMBEDDING_FORMATS)
         path = os.fspath(path)
         if path in _SHIPPED_FILES:
             return cls(**read_npz(shipped_path(_SHIPPED_FILES[path]), name=path))
@@ -379,7 +428,9 @@ def _piece_tokenizer(tokenizer_json: str, name: str):
 
 
 def _oov_entry_bytes(token: str, vector: np.ndarray) -> int:
-    return vector.nbytes + len(token) + _OOV_ENTRY_OVERHEAD
+    # What the two objects hold: a str takes 1, 2 or 4 bytes a character (a Gothic letter, outside the BMP, 4),
+    # so len() counted a quarter of it.
+    return sys.getsizeof(vector) + sys.getsizeof(token) + _OOV_ENTRY_OVERHEAD
 
 
 _EMBEDDING_CACHE: "OrderedDict[Tuple, StaticEmbedding]" = OrderedDict()

@@ -183,16 +183,16 @@ def row_means(table: np.ndarray, rows: np.ndarray, counts: np.ndarray) -> np.nda
         _half_row_means(np.ascontiguousarray(table).view(np.uint16), rows, counts, out, np.empty((1, table.shape[1])))
         return out
     # The j-th rows of all tokens with more than j in one numpy add, the tokens in order of
-    # decreasing count so that those are a prefix.
+    # decreasing count so that those are a prefix.  Gathered step by step (a float32 row widens to
+    # float64 exactly as astype would): all rows at once were rows x dimensions float64 temporaries.
     order = np.argsort(-counts, kind="stable")
     starts = np.zeros(len(counts), dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
-    gathered = table[rows].astype(np.float64)
     sums = np.zeros((len(counts), table.shape[1]))
     by_count, first = counts[order], starts[order]
     longer = np.searchsorted(-by_count, -np.arange(by_count[0]), side="left")  # how many have > j rows
     for j, m in enumerate(longer.tolist()):
-        sums[:m] += gathered[first[:m] + j]
+        sums[:m] += table[rows[first[:m] + j]]
     out[order] = sums / np.maximum(by_count, 1)[:, None]
     return out
 

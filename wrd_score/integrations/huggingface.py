@@ -5,22 +5,26 @@
   against the labels and returns scalar floats usable as ``metric_for_best_model``.
 * :func:`score_dataset` scores a prediction column against a reference column of a
   ``datasets.Dataset`` with ``Dataset.map(batched=True, num_proc=N)``; the result does not depend
-  on ``num_proc`` or ``batch_size``.
+  on ``num_proc`` or ``batch_size`` (contextual: within
+  :data:`~wrd_score.backends.contextual.SCORE_TOLERANCE`).
 
 Neither imports torch or transformers: the hook only calls the tokenizer it is given.
 """
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
 
-from ..scorer import WRDScorer, check_references
+from ..checks import check_int, check_references, read_references
+from ..scorer import WRDScorer
 from ..weights import IDFTable, shared_idf
 
-__all__ = ["transformers_hook", "WRDScoreComputeMetrics", "score_dataset"]
+__all__ = ["transformers_hook", "WRDScoreComputeMetrics", "score_dataset", "evaluate_module", "pack_references",
+           "unpack_references", "PACKED"]
 
 _MAX_TOKEN_ID = 2**32
 
@@ -182,7 +186,7 @@ def score_dataset(dataset: Any, predictions: str = "prediction", references: str
     ``{prefix}_best_reference`` through ``Dataset.map(batched=True, num_proc=num_proc)``. The
     ``references`` column holds a string or a list of strings per row. With IDF weights and no
     ``idf``, one table is fit on all references first (as a single ``score`` call would), so the
-    scores are the same for every ``num_proc`` and ``batch_size``.  The signature of the run is
+    scores are the same for every ``num_proc`` and ``batch_size`` (contextual: within ``SCORE_TOLERANCE``).  The signature of the run is
     ``WRDScorer(**metric_options).signature()``.
 
     >>> import datasets
@@ -198,10 +202,8 @@ def score_dataset(dataset: Any, predictions: str = "prediction", references: str
     for arg, column in (("predictions", predictions), ("references", references)):
         if column not in dataset.column_names:
             raise ValueError(f"{arg}={column!r} is not a column of the dataset; columns: {dataset.column_names}")
-    if num_proc is not None and (isinstance(num_proc, bool) or not isinstance(num_proc, int) or num_proc < 1):
-        raise ValueError(f"num_proc must be a positive integer or None, got {num_proc!r}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    check_int("num_proc", num_proc, allow_none=True)
+    check_int("batch_size", batch_size)
     prefix = _check_prefix(prefix)
     scorer = WRDScorer(**metric_options)  # validates options and loads the embedding before forking
     # Exactly the table one score() call over the whole column would fit, shared by every batch and process.
@@ -232,3 +234,35 @@ def evaluate_module() -> str:
     if spec is None or not spec.origin or not os.path.isfile(spec.origin):
         raise FileNotFoundError("the evaluate module wrdscore.py is not installed; reinstall wrd-score")
     return spec.origin
+
+
+#: How the evaluate module stores an example's references in one Arrow string column (its cheapest feature:
+#: ``Value("string")``): one reference as itself, several (or one that starts with this character) as the
+#: character followed by their JSON list. One schema for every call shape and every process of a distributed run:
+#: evaluate fixes the schema at the first ``add`` and process 0 reads every process's file with its own.
+PACKED = "\x00"
+
+
+def pack_references(references: Any) -> List[str]:
+    """``references`` (read by the library's one rule, :func:`~wrd_score.checks.read_references`) as one string
+    per example; :func:`unpack_references` gives them back.
+
+    >>> pack_references(["size", ["get", "count"]])
+    ['size', '\\x00["get", "count"]']
+    >>> unpack_references(pack_references(["size", ["get", "count"], "\\x00x"]))
+    ['size', ['get', 'count'], ['\\x00x']]
+    """
+    flat, groups = read_references(references)
+    if groups is None:
+        if PACKED not in "".join(flat):  # the common case: one C-level pass
+            return flat
+        groups = [[ref] for ref in flat]
+    return [group[0] if len(group) == 1 and not group[0].startswith(PACKED)
+            else PACKED + json.dumps(group, ensure_ascii=False) for group in groups]
+
+
+def unpack_references(column: List[str]) -> List[Any]:
+    """The references :func:`pack_references` stored: a string, or a list of strings, per example."""
+    if PACKED not in "".join(column):
+        return column
+    return [json.loads(ref[1:]) if ref.startswith(PACKED) else ref for ref in column]

@@ -12,21 +12,22 @@ reference of the dataset, streamed: the table one call would fit; a table per ac
 would change scores) and builds the signature.  With the contextual backend it loads the encoder
 on its CPU for that; the actors encode.
 
-Scores do not depend on ``num_actors``, ``batch_size`` or how the dataset is split into blocks.
+Scores do not depend on ``num_actors``, ``batch_size`` or how the dataset is split into blocks (static:
+bit for bit; contextual: within :data:`~wrd_score.backends.contextual.SCORE_TOLERANCE`).
 Give the dataset at least ``num_actors`` blocks (``read_parquet`` of several files, or
 ``ds.repartition(k)``): a block goes to one actor.
 """
 # This module is wrd_score.integrations.ray; `import ray` below is the ray package (absolute imports only).
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional
 
 import numpy as np
 
 from ..deps import require
-from ..scorer import WRDScorer, reference_lists, result_dict
+from ..checks import check_int, check_number, reference_lists
+from ..scorer import WRDScorer, result_dict
 
 __all__ = ["map_scores", "score", "Scored"]
 
@@ -77,13 +78,6 @@ class _ScoreBatches:
         return batch
 
 
-def _positive(name: str, value: Any, allow_zero: bool = False) -> Any:
-    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0
-            or (value == 0 and not allow_zero)):
-        raise ValueError(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number, got {value!r}")
-    return value
-
-
 def _iter_references(ds: Any, column: str) -> Iterator[List[str]]:
     for batch in ds.select_columns([column]).iter_batches(batch_size=65536, batch_format="numpy"):
         yield from reference_lists(_references(batch[column]))
@@ -105,12 +99,10 @@ def map_scores(ds: Any, predictions: str = "prediction", references: str = "refe
         raise TypeError(f"ds must be a ray.data.Dataset, got {type(ds).__name__}")
     if not isinstance(prefix, str):
         raise TypeError(f"prefix must be a string, got {type(prefix).__name__}")
-    if isinstance(num_actors, bool) or not isinstance(num_actors, int) or num_actors < 1:
-        raise ValueError(f"num_actors must be a positive integer, got {num_actors!r}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-    _positive("num_cpus", num_cpus)
-    _positive("num_gpus", num_gpus, allow_zero=True)
+    check_int("num_actors", num_actors)
+    check_int("batch_size", batch_size)
+    check_number("num_cpus", num_cpus, 0, None, exclusive=True)
+    check_number("num_gpus", num_gpus, minimum=0)
     columns = ds.columns()
     if columns is None:  # Ray's schema of a dataset with no rows, e.g. ray.data.from_items([])
         raise ValueError(f"ds has no columns (a dataset without rows has none); it needs a {predictions!r} and a "

@@ -38,7 +38,8 @@ from dataclasses import fields
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ..deps import require
-from ..scorer import WRDScorer, check_texts, reference_lists, result_dict
+from ..checks import check_int, check_texts, reference_lists
+from ..scorer import WRDScorer, result_dict
 from ..options import Options
 from ..weights import shared_idf, table_digest
 
@@ -139,8 +140,7 @@ class WRDScore(Metric):
         if len(indexes) != n:
             raise ValueError(f"indexes must have one entry per example: {n} examples, {len(indexes)} indexes")
         for i, value in enumerate(indexes):
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < _MAX_INDEX:
-                raise ValueError(f"indexes[{i}] must be an integer in [0, 2**53), got {value!r}")
+            check_int(f"indexes[{i}]", value, 0, _MAX_INDEX - 1)
         return [float(value) for value in indexes]
 
     def compute(self) -> Dict[str, Any]:

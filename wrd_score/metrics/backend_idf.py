@@ -5,16 +5,19 @@ contextual encoder), so a comparison table differs only by the matching rule.
 """
 from __future__ import annotations
 
+import contextlib
 import math
-from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple, Union
+import threading
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Sequence, Tuple, Union
 
 import numpy as np
 
-from ..scorer import WRDScorer, check_references, check_texts
+from ..checks import check_names, check_references, check_texts
+from ..scorer import WRDScorer
 from ..options import option_info
 from ..weights import document_frequencies, user_idf
 
-__all__ = ["backend_for", "inputs", "distinct_texts", "text_pairs", "encode", "special_mask", "fit_log_idf", "idf_weights",
+__all__ = ["backend_for", "shared_backends", "inputs", "distinct_texts", "text_pairs", "encode", "special_mask", "fit_log_idf", "idf_weights",
            "BACKEND_OPTIONS"]
 
 #: The options that pick a backend (WRDScore's own scoring options do not apply to the siblings).
@@ -27,12 +30,41 @@ def inputs(predictions: Any, references: Any) -> Tuple[List[str], List[List[str]
     return predictions, check_references(references, len(predictions))
 
 
+_SHARED = threading.local()
+
+
+@contextlib.contextmanager
+def shared_backends() -> Iterator[None]:
+    """Within this block (in this thread), metrics built with equal backend options share the backend and options
+    of one :class:`~wrd_score.WRDScorer`: one scorer per configuration per call.  :func:`~wrd_score.metrics.compare`
+    and the app's handlers open it; before, one click of the app's Score button built a scorer for each of
+    BERTScore, MoverScore, WMS, SMS and S+WMS (the embedding file stat'ed, the options validated, each time)."""
+    outer = getattr(_SHARED, "scorers", None)
+    if outer is None:
+        _SHARED.scorers = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _SHARED.scorers = None
+
+
 def backend_for(options: Mapping[str, Any]):
     """The (cached) backend and validated options of a WRDScorer with these options."""
-    unknown = set(options) - BACKEND_OPTIONS
-    if unknown:
-        raise TypeError(f"unknown option(s) {sorted(unknown)}; known: {sorted(BACKEND_OPTIONS)}")
+    check_names(options, sorted(BACKEND_OPTIONS))
+    shared = getattr(_SHARED, "scorers", None)
+    key = None
+    if shared is not None:
+        try:
+            key = tuple(sorted(options.items()))
+            hash(key)
+        except TypeError:  # an unhashable value (a list of layers): built each time
+            key = None
+        if key in shared:
+            return shared[key]
     scorer = WRDScorer(**options)
+    if key is not None:
+        shared[key] = (scorer.backend, scorer.options)
     return scorer.backend, scorer.options
 
 

@@ -20,6 +20,7 @@ from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tupl
 
 import numpy as np
 
+from ..checks import check_choice
 from ..scoring import best_of
 from ..tokenize import split_identifier
 from .backend_idf import BACKEND_OPTIONS, inputs
@@ -223,8 +224,7 @@ def metric_help(name: str) -> str:
 
 
 def metric_factory(name: str) -> Callable[..., Metric]:
-    if name not in _REGISTRY:
-        raise ValueError(f"metric must be one of {list(_REGISTRY)}, got {name!r}")
+    check_choice("metric", name, _REGISTRY)
     return _REGISTRY[name][0]
 
 
@@ -252,19 +252,12 @@ def get_metric(name: str, **options: Any) -> Metric:
     >>> get_metric("rouge1").score(["the cat sat"], ["the cat sat down"]).score
     [0.8571428571428571]
     """
-    if not isinstance(name, str) or name not in _REGISTRY:
-        raise ValueError(f"metric must be one of {list(_REGISTRY)}, got {name!r}")
+    check_choice("metric", name, _REGISTRY)
     factory, fixed, _ = _REGISTRY[name]
     clash = set(fixed) & set(options)
     if clash:
         raise TypeError(f"metric {name!r} fixes option(s) {sorted(clash)}")
     return factory(**fixed, **options)
-
-
-def check_bool(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return value
 
 
 def pick_best(values: np.ndarray, refs: List[List[str]]) -> Tuple[np.ndarray, List[int]]:

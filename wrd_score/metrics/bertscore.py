@@ -7,7 +7,8 @@ import numpy as np
 
 from ..scoring import cosine_matrix, cosine_range, empty_pair_score, f1_score
 from ..signature import Signature
-from .base import Metric, MetricResult, References, check_bool, column_name, pick_best, register
+from ..checks import check_bool
+from .base import Metric, MetricResult, References, column_name, pick_best, register
 from .backend_idf import backend_for, encode, idf_weights, special_mask, text_pairs
 
 __all__ = ["BERTScore", "bertscore"]

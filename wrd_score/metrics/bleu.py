@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
+from ..checks import check_bool, check_choice, check_int, check_number
 from ..scoring import empty_pair_score
 from ..deps import require
 from ..signature import Signature
 from ..tokenize import split_identifier
-from .base import Metric, MetricResult, References, check_bool, register
+from .base import Metric, MetricResult, References, register
 from .backend_idf import inputs
 
 __all__ = ["BLEU", "bleu", "corpus_bleu"]
@@ -51,15 +52,10 @@ class BLEU(Metric):
                  smooth_value: Optional[float] = None, max_ngram_order: int = 4, effective_order: bool = True,
                  split_identifiers: bool = False) -> None:
         metrics = _sacrebleu()
-        if tokenize not in metrics.BLEU.TOKENIZERS:
-            raise ValueError(f"tokenize must be one of {list(metrics.BLEU.TOKENIZERS)}, got {tokenize!r}")
-        if smooth_method not in metrics.BLEU.SMOOTH_DEFAULTS:
-            raise ValueError(f"smooth_method must be one of {list(metrics.BLEU.SMOOTH_DEFAULTS)}, got {smooth_method!r}")
-        if smooth_value is not None and (isinstance(smooth_value, bool) or not isinstance(smooth_value, (int, float))
-                                         or not smooth_value >= 0):
-            raise ValueError(f"smooth_value must be a non-negative number or None, got {smooth_value!r}")
-        if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, int) or max_ngram_order < 1:
-            raise ValueError(f"max_ngram_order must be a positive integer, got {max_ngram_order!r}")
+        check_choice("tokenize", tokenize, metrics.BLEU.TOKENIZERS)
+        check_choice("smooth_method", smooth_method, metrics.BLEU.SMOOTH_DEFAULTS)
+        check_number("smooth_value", smooth_value, minimum=0, allow_none=True)
+        check_int("max_ngram_order", max_ngram_order)
         self.split_identifiers = check_bool("split_identifiers", split_identifiers)
         self.settings = dict(tokenize=tokenize, lowercase=check_bool("lowercase", lowercase),
                              smooth_method=smooth_method, smooth_value=smooth_value,

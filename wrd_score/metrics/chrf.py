@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence
 
+from ..checks import check_bool, check_int
 from ..deps import require
 from ..scoring import empty_pair_score
 from ..signature import Signature
-from .base import Metric, MetricResult, References, check_bool, register
+from .base import Metric, MetricResult, References, register
 
 __all__ = ["CHRF", "chrf", "MAX_CHRF_CHARS"]
 
@@ -22,12 +23,6 @@ __all__ = ["CHRF", "chrf", "MAX_CHRF_CHARS"]
 #: characters.  65,536 characters is 16 a token at the 4,096-token cap of every metric.  SECURITY.md
 #: states it, with the cost at the cap (``benchmarks/metric_caps.py``).
 MAX_CHRF_CHARS = 65_536
-
-
-def _positive_int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 32:
-        raise ValueError(f"{name} must be an integer from {low} to 32, got {value!r}")
-    return value
 
 
 class CHRF(Metric):
@@ -52,9 +47,9 @@ class CHRF(Metric):
     def __init__(self, *, char_order: int = 6, word_order: int = 0, beta: int = 2, lowercase: bool = False,
                  whitespace: bool = False, eps_smoothing: bool = False) -> None:
         metrics = require("sacrebleu.metrics", "siblings")
-        self.settings = dict(char_order=_positive_int("char_order", char_order, 1),
-                             word_order=_positive_int("word_order", word_order, 0),
-                             beta=_positive_int("beta", beta, 0),
+        self.settings = dict(char_order=check_int("char_order", char_order, 1, 32),
+                             word_order=check_int("word_order", word_order, 0, 32),
+                             beta=check_int("beta", beta, 0, 32),
                              lowercase=check_bool("lowercase", lowercase),
                              whitespace=check_bool("whitespace", whitespace),
                              eps_smoothing=check_bool("eps_smoothing", eps_smoothing))

@@ -4,10 +4,11 @@ from __future__ import annotations
 import inspect
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
+from ..checks import check_bool, check_choice, check_names
 from ..deps import require
 from ..options import option_info
-from .base import References, get_metric, metric_factory, metric_names
-from .backend_idf import BACKEND_OPTIONS, inputs
+from .base import References, get_metric, metric_factory, metric_names, metric_options
+from .backend_idf import BACKEND_OPTIONS, inputs, shared_backends
 
 __all__ = ["compare", "COMPARED", "split_options"]
 
@@ -36,14 +37,15 @@ def split_options(metrics: Sequence[str], options: Mapping[str, Any]) -> Tuple[D
         family, _, name = key.partition("_")
         # "rouge_use_stemmer" configures every ROUGE metric asked for; "rouge1_..." only rouge1.
         targets = [m for m in metrics if m.startswith(family)] if family and name else []
-        if not targets:
-            known = sorted(_OPTION_NAMES) + [f"{m}_OPTION" for m in metrics]
-            raise TypeError(f"option {key!r} is neither a metric option nor one of a metric asked for "
-                            f"({list(metrics)}); known: {known}")
+        if not targets:  # the options of every metric asked for, by their full names
+            check_names([key], sorted(_OPTION_NAMES) + [f"{m}_{option}" for m in metrics
+                                                        for option in metric_options(m) if option not in _OPTION_NAMES])
         for target in targets:
             # "rouge_types" is Rouge's own parameter name: it keeps its prefix.
             params = inspect.signature(metric_factory(target)).parameters
-            own[target][key if key in params else name] = value
+            option = key if key in params else name
+            check_names([f"{target}_{option}"], [f"{target}_{known}" for known in metric_options(target)])
+            own[target][option] = value
     return shared, own
 
 
@@ -78,12 +80,10 @@ def compare(predictions: Sequence[str], references: References, metrics: Sequenc
     if not metrics:
         raise ValueError(f"metrics must name at least one of {list(metric_names())}")
     for m in metrics:
-        if m not in metric_names():
-            raise ValueError(f"metrics must be drawn from {list(metric_names())}, got {m!r}")
+        check_choice("metrics", m, metric_names())
     if len(set(metrics)) != len(metrics):
         raise ValueError(f"metrics names a metric twice: {list(metrics)}")
-    if not isinstance(as_dataframe, bool):
-        raise TypeError(f"as_dataframe must be True or False, got {as_dataframe!r}")
+    check_bool("as_dataframe", as_dataframe)
     shared, own = split_options(metrics, options)
     predictions, refs = inputs(predictions, references)
     table: Dict[str, Any] = {
@@ -92,18 +92,20 @@ def compare(predictions: Sequence[str], references: References, metrics: Sequenc
     }
     signatures: Dict[str, str] = {}
     corpus: Dict[str, Dict[str, float]] = {}
-    # Columns in registry order (WRDScore first), whatever order the metrics were asked in.
-    for name in sorted(metrics, key=metric_names().index):
-        kwargs = dict(own[name])
-        if name == "wrdscore":
-            kwargs.update(shared, idf=idf)
-        elif getattr(metric_factory(name), "uses_backend", False):
-            kwargs.update({k: v for k, v in shared.items() if k in BACKEND_OPTIONS})
-        result = get_metric(name, **kwargs).score(predictions, refs)
-        table.update(result.columns())
-        signatures[result.name] = str(result.signature)
-        if result.corpus:
-            corpus[result.name] = dict(result.corpus)
+    # Columns in registry order (WRDScore first), whatever order the metrics were asked in; the metrics on a
+    # backend share one scorer's.
+    with shared_backends():
+        for name in sorted(metrics, key=metric_names().index):
+            kwargs = dict(own[name])
+            if name == "wrdscore":
+                kwargs.update(shared, idf=idf)
+            elif getattr(metric_factory(name), "uses_backend", False):
+                kwargs.update({k: v for k, v in shared.items() if k in BACKEND_OPTIONS})
+            result = get_metric(name, **kwargs).score(predictions, refs)
+            table.update(result.columns())
+            signatures[result.name] = str(result.signature)
+            if result.corpus:
+                corpus[result.name] = dict(result.corpus)
     if as_dataframe:
         pd = require("pandas", "siblings")
         frame = pd.DataFrame(table)

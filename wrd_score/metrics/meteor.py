@@ -20,11 +20,12 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..checks import check_bool, check_number
 from ..scoring import empty_pair_score
 from ..deps import install_hint, require
 from ..signature import Signature
 from ..tokenize import split_identifier, split_words
-from .base import Metric, MetricResult, References, check_bool, pick_best, register
+from .base import Metric, MetricResult, References, pick_best, register
 from .backend_idf import inputs
 
 __all__ = ["Meteor", "meteor", "wordnet_folder"]
@@ -128,11 +129,9 @@ class Meteor(Metric):
     def __init__(self, *, split_identifiers: bool = False, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5,
                  wordnet: Optional[str] = None) -> None:
         self._meteor = require("nltk.translate.meteor_score", "siblings")
-        for label, value in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
-                raise ValueError(f"{label} must be a finite non-negative number, got {value!r}")
-        if not alpha <= 1:
-            raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
+        check_number("alpha", alpha, 0, 1)
+        check_number("beta", beta, minimum=0)
+        check_number("gamma", gamma, minimum=0)
         self.split_identifiers = check_bool("split_identifiers", split_identifiers)
         self.params = dict(alpha=float(alpha), beta=float(beta), gamma=float(gamma))
         folder, self.wordnet_source = wordnet_folder(wordnet)

@@ -7,6 +7,7 @@ from typing import Any, Dict, Iterable, Mapping, Sequence, Union
 
 import numpy as np
 
+from ..checks import check_choice
 from ..scoring import cosine_matrix, empty_pair_score
 from ..signature import Signature
 from ..transport import emd_plan
@@ -41,11 +42,9 @@ class MoverScore(Metric):
 
     def __init__(self, *, idf: Union[bool, Mapping[str, float]] = True, stop_words: Iterable[str] = (),
                  subwords: str = "drop", punctuation: str = "drop", form: str = "inverse", **options: Any) -> None:
-        if form not in MOVERSCORE_FORMS:
-            raise ValueError(f"form must be one of {list(MOVERSCORE_FORMS)}, got {form!r}")
-        for name, value in (("subwords", subwords), ("punctuation", punctuation)):
-            if value not in KEEP_DROP:
-                raise ValueError(f"{name} must be one of {list(KEEP_DROP)}, got {value!r}")
+        check_choice("form", form, MOVERSCORE_FORMS)
+        check_choice("subwords", subwords, KEEP_DROP)
+        check_choice("punctuation", punctuation, KEEP_DROP)
         if isinstance(stop_words, str):
             raise TypeError("stop_words must be a collection of token strings, not one string")
         self.stop = frozenset(stop_words)

@@ -7,7 +7,8 @@ from ..deps import require
 from ..scoring import empty_pair_score
 from ..signature import Signature
 from ..tokenize import split_identifier
-from .base import Metric, MetricResult, References, check_bool, register
+from ..checks import check_bool
+from .base import Metric, MetricResult, References, register
 from .backend_idf import inputs
 
 __all__ = ["ROUGE_TYPES", "Rouge", "rouge"]

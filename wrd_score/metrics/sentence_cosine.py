@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from ..checks import check_int
 from ..scoring import empty_pair_score
 from ..backends.contextual import model_fingerprint, model_name, quiet_transformers, resolve_device, resolve_model_path
 from ..deps import require
@@ -58,8 +59,7 @@ class SentenceCosine(Metric):
         require("sentence_transformers", "sbert")  # before torch is imported below: the one message names the extra
         if not isinstance(model, (str, os.PathLike)) or not str(model):
             raise TypeError(f"model must be 'default' or a local model folder, got {model!r}")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        check_int("batch_size", batch_size)
         if not isinstance(device, str) or device.split(":")[0] not in ("auto", "cpu", "cuda", "mps"):
             raise ValueError(f"device must be 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
         path = resolve_model_path(model)

@@ -33,8 +33,7 @@ the best F1 (exact match: the first that matches) counts, and gives the corpus i
 from __future__ import annotations
 
 import re
-from collections import Counter
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 

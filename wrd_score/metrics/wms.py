@@ -22,11 +22,12 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from ..checks import check_bool, check_choice
 from ..scoring import MAX_TRANSPORT_NODES, empty_pair_score
 from ..deps import require
 from ..signature import Signature
 from ..transport import emd_plan
-from .base import Metric, MetricResult, References, check_bool, pick_best, register
+from .base import Metric, MetricResult, References, pick_best, register
 from .backend_idf import backend_for, distinct_texts, encode, text_pairs
 
 __all__ = ["MoverSimilarity", "NODES", "split_sentences", "wms", "sms", "word_movers_distance"]
@@ -77,8 +78,7 @@ class MoverSimilarity(Metric):
 
     def __init__(self, *, nodes: str = "words", unit_vectors: bool = False, language: str = "en",
                  **options: Any) -> None:
-        if nodes not in NODES:
-            raise ValueError(f"nodes must be one of {list(NODES)}, got {nodes!r}")
+        check_choice("nodes", nodes, NODES)
         if not isinstance(language, str) or not language:
             raise ValueError(f"language must be a language code such as 'en', got {language!r}")
         self.nodes = nodes

@@ -19,6 +19,7 @@ from typing import Literal, Optional, Tuple
 
 import numpy as np
 
+from ..checks import check_choice
 from ..deps import njit
 
 __all__ = ["VARIANTS", "VariantName", "plan_prf", "prf_from_plan", "cosine_range"]
@@ -109,8 +110,7 @@ def prf_from_plan(cos: np.ndarray, flow: np.ndarray, mass_p: np.ndarray, variant
     >>> prf_from_plan(cos, flow, np.array([1.0]), "paper")
     (0.75, 0.75)
     """
-    if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
+    check_choice("variant", variant, VARIANTS)
 
     def as_array(values):
         return None if values is None else np.ascontiguousarray(values, dtype=np.float64)

@@ -1,0 +1,342 @@
+"""Issue 32, hostile round 4: outputs that are inputs, unbounded numbers, refusals that came too late.
+
+Each test is a reproducer of one finding, written before its fix: a one-line error naming the argument
+(the flag on the command line) and what was wrong, given before any work is done, and no input ever
+overwritten.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wrd_score.embeddings import StaticEmbedding
+
+WORDS = ["get", "count", "size", "length", "set", "value"]
+
+
+@pytest.fixture
+def pair_files(tmp_path):
+    cands, refs = tmp_path / "c.txt", tmp_path / "r.txt"
+    cands.write_text("getCount\nsize\n")
+    refs.write_text("get_count\nlength\n")
+    return cands, refs
+
+
+@pytest.fixture
+def tiny_npz(tmp_path):
+    path = tmp_path / "tiny.npz"
+    StaticEmbedding(WORDS, np.random.default_rng(0).normal(size=(len(WORDS), 8)).astype(np.float32),
+                    name="tiny").save(str(path))
+    return path
+
+
+def _unchanged(path: Path, before: bytes) -> bool:
+    return path.read_bytes() == before
+
+
+# ------------------------------------------------------------------ 1, 2, 3: an output that is an input
+@pytest.mark.parametrize("flag", ["--idf-file", "--embedding"])
+def test_score_output_onto_its_own_idf_file_or_embedding_is_refused(run_cli, pair_files, tiny_npz, tmp_path, flag):
+    cands, refs = pair_files
+    idf = tmp_path / "idf.tsv"
+    idf.write_text("get\t1.0\ncount\t2.0\n")
+    target = idf if flag == "--idf-file" else tiny_npz
+    before = target.read_bytes()
+    extra = ["--weights", "idf", "--idf-file", idf] if flag == "--idf-file" else ["--embedding", tiny_npz]
+    code, out, err = run_cli("score", "-c", cands, "-r", refs, *extra, "-o", target)
+    assert code == 2 and f"is also the {flag} input" in err and err.count("\n") == 1, err
+    assert _unchanged(target, before)
+
+
+def test_paired_score_output_onto_its_embedding_is_refused(run_cli, pair_files, tiny_npz):
+    cands, refs = pair_files
+    before = tiny_npz.read_bytes()
+    code, _, err = run_cli("score", "-c", cands, "-c", refs, "-r", refs, "--paired-bs", "--embedding", tiny_npz,
+                           "-o", tiny_npz)
+    assert code == 2 and "is also the --embedding input" in err, err
+    assert _unchanged(tiny_npz, before)
+
+
+def test_baseline_output_onto_its_embedding_is_refused(run_cli, tiny_npz, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("getCount\nsetValue\nsize\nlength\n")
+    before = tiny_npz.read_bytes()
+    code, _, err = run_cli("baseline", "--corpus", corpus, "--embedding", tiny_npz, "--output", tiny_npz)
+    assert code == 2 and "is also the --embedding input" in err, err
+    assert _unchanged(tiny_npz, before)
+
+
+def test_convert_output_onto_its_source_is_refused(run_cli, tiny_npz):
+    before = tiny_npz.read_bytes()
+    code, _, err = run_cli("convert", tiny_npz, tiny_npz)
+    assert code == 2 and "is also the source input" in err, err
+    assert _unchanged(tiny_npz, before)
+
+
+def test_distill_output_onto_its_code_space_is_refused_before_the_encoder_loads(run_cli, tiny_npz, tmp_path,
+                                                                                monkeypatch):
+    import wrd_score.distill as distill_module
+
+    monkeypatch.setattr(distill_module, "load_encoder", lambda *a, **k: pytest.fail("the encoder was loaded"))
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("get count\n" * 6)
+    before = tiny_npz.read_bytes()
+    code, _, err = run_cli("distill", "-o", tiny_npz, "--code-space", tiny_npz, "--corpus", f"{corpus}:tokens")
+    assert code == 2 and "is also the --code-space input" in err, err
+    assert _unchanged(tiny_npz, before)
+
+
+def test_validate_refuses_two_inputs_that_would_write_the_same_outputs(run_cli, tmp_path):
+    for folder, human in (("a", "1\n0.5\n0"), ("b", "0.2\n0.9\n0.1")):
+        (tmp_path / folder).mkdir()
+        rows = zip(["getCount", "size", "foo"], ["get_count", "length", "bar"], human.split("\n"))
+        (tmp_path / folder / "v.tsv").write_text("prediction\treference\thuman\n"
+                                                 + "".join(f"{p}\t{r}\t{h}\n" for p, r, h in rows))
+    out = tmp_path / "out"
+    code, _, err = run_cli("validate", tmp_path / "a" / "v.tsv", tmp_path / "b" / "v.tsv", "--output-dir", out,
+                           "--bootstrap", "0", "--quiet")
+    assert code == 2 and "v.scores.csv" in err and "a/v.tsv" in err and "b/v.tsv" in err, err
+    assert not out.exists()  # refused before anything was scored or written
+
+
+def test_validate_refuses_to_overwrite_an_input_inside_the_output_folder(run_cli, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    inside = out / "v.scores.csv"  # an input that another input's result would replace
+    inside.write_text("prediction,reference,human\ngetCount,get_count,1\nsize,length,0.5\nfoo,bar,0\n")
+    other = tmp_path / "v.tsv"
+    other.write_text("prediction\treference\thuman\ngetCount\tsize\t0.2\nsize\tlength\t0.9\nfoo\tbaz\t0.1\n")
+    before = inside.read_bytes()
+    code, _, err = run_cli("validate", inside, other, "--output-dir", out, "--bootstrap", "0", "--quiet")
+    assert code == 2 and "input" in err and "v.scores.csv" in err, err
+    assert _unchanged(inside, before)
+
+
+# ------------------------------------------------------------------ 5: merge of a hostile shard record
+def test_merge_refuses_a_reference_count_no_run_writes(run_cli, pair_files, tmp_path):
+    cands, refs = pair_files
+    shard = tmp_path / "s.json"
+    code, _, err = run_cli("score", "-c", cands, "-r", refs, "--shard", "1/1", "-o", shard)
+    assert code == 0, err
+    record = json.loads(shard.read_text())
+    record["references"], record["best_reference"] = 10**30, [10**25, 0]
+    shard.write_text(json.dumps(record))
+    code, _, err = run_cli("merge", shard)
+    assert code == 2 and "references must be" in err and "Traceback" not in err, err
+
+
+# ------------------------------------------------------------------ 6: baseline --pairs
+def test_baseline_pairs_has_an_upper_bound_checked_before_the_corpus_is_read(run_cli, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("getCount\nsetValue\nsize\nlength\n")
+    code, _, err = run_cli("baseline", "--corpus", corpus, "--pairs", str(100_000_000_000),
+                           "--output", tmp_path / "b.json")  # numpy's _ArrayMemoryError traceback, before
+    from wrd_score.rescale import MAX_BASELINE_PAIRS
+
+    assert code == 2 and "--pairs" in err and f"{MAX_BASELINE_PAIRS:,}" in err, err
+    assert not (tmp_path / "b.json").exists()
+
+
+# ------------------------------------------------------------------ 10: paired p-values
+@pytest.mark.parametrize("flag", ["--paired-bs", "--paired-ar"])
+def test_a_paired_p_below_the_printed_precision_is_not_printed_as_zero(run_cli, tmp_path, flag):
+    base = tmp_path / "base.txt"
+    better = tmp_path / "better.txt"
+    refs = tmp_path / "refs.txt"
+    names = [f"get{w.title()}{i}" for i in range(40) for w in ("count", "size")]
+    refs.write_text("\n".join(names) + "\n")
+    better.write_text("\n".join(names) + "\n")
+    base.write_text("\n".join("value" for _ in names) + "\n")
+    code, out, err = run_cli("score", "-c", base, "-c", better, "-r", refs, flag, f"{flag}-n", "100000")
+    assert code == 0, err
+    row = out.strip().splitlines()[-1]
+    assert row.endswith("< 0.0001") and "0.0000" not in row.split()[-1], out
+
+
+def test_validate_table_prints_a_tiny_p_as_below_its_precision(run_cli, tmp_path):
+    rng = np.random.default_rng(0)
+    human = rng.random(60)
+    rows = "".join(f"a{i}\tb{i}\t{h:.4f}\t{h + rng.normal(scale=0.01):.4f}\t{rng.random():.4f}\n"
+                   for i, h in enumerate(human))
+    path = tmp_path / "v.tsv"
+    path.write_text("prediction\treference\thuman\tgood\tnoise\n" + rows)
+    code, out, err = run_cli("validate", path, "-m", "column:good", "-m", "column:noise", "--reference-metric",
+                             "good", "--bootstrap", "3000", "--no-files", "--quiet")  # p >= 1/3001: "0.000"
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("| `noise`"))
+    assert row.rstrip(" |").endswith("< 0.001") and "0.000 |" not in row, out
+
+
+def test_format_p_value():
+    from wrd_score.stats import format_p_value
+
+    assert format_p_value(0.0312, 4) == "0.0312"
+    assert format_p_value(1 / 1001, 4) == "0.0010"
+    assert format_p_value(1 / 100001, 4) == "< 0.0001"
+    assert format_p_value(1 / 100001, 3) == "< 0.001"
+    assert format_p_value(1.0, 3) == "1.000"
+
+
+# ------------------------------------------------------------------ 11: a dangling symlink as output
+def test_output_through_a_dangling_symlink_names_the_missing_folder(run_cli, pair_files, tmp_path):
+    cands, refs = pair_files
+    link = tmp_path / "out.txt"
+    link.symlink_to(tmp_path / "missing" / "folder" / "x.txt")
+    code, _, err = run_cli("score", "-c", cands, "-r", refs, "-o", link)
+    assert code == 2 and str(tmp_path / "missing" / "folder") in err and "symlink" in err, err
+    assert f"output folder {str(tmp_path)!r}" not in err
+
+
+# ------------------------------------------------------------------ 4, 9: distill, refused or handled up front
+@pytest.fixture
+def distill_run(run_cli, tiny_bert, tmp_path, monkeypatch):
+    """``run(*flags, corpus_text=...) -> (code, err, encoded tokens)``: `wrdscore distill` on the tiny BERT with a
+    small corpus, recording which tokens reached the encoder."""
+    import wrd_score.distill as distill_module
+
+    encoded = []
+    real = distill_module.encode_tokens
+
+    def spy(model, tokenizer, tokens, *args, **kwargs):
+        encoded.extend(tokens)
+        return real(model, tokenizer, tokens, *args, **kwargs)
+
+    monkeypatch.setattr(distill_module, "encode_tokens", spy)
+
+    def run(*flags, corpus_text="get count\nset value\nget size\n" * 3, fmt="tokens"):
+        corpus = tmp_path / "corpus.txt"
+        corpus.write_text(corpus_text)
+        code, _, err = run_cli("distill", "-o", tmp_path / "out.npz", "--model", tiny_bert, "--corpus",
+                               f"{corpus}:{fmt}", "--min-count", "1", "--no-progress", *flags)
+        return code, err, encoded
+
+    return run
+
+
+def test_distill_leaves_out_a_token_longer_than_the_model_window_before_encoding(distill_run, tmp_path):
+    long_token = "x." * 300  # 600 word pieces: the tiny BERT takes 512 positions, 510 between [CLS] and [SEP]
+    with pytest.warns(UserWarning, match="1 corpus token longer than the model's 510 word pieces left out"):
+        code, err, encoded = distill_run("--no-df", corpus_text=f"get count {long_token}\n" * 2)
+    assert code == 0, err
+    assert long_token not in encoded
+    emb = StaticEmbedding.load(str(tmp_path / "out.npz"))
+    assert long_token not in emb and emb.meta["too_long"] == {"tokens": 1, "max_pieces": 510}
+
+
+def test_encode_tokens_refuses_a_token_longer_than_the_window_up_front(tiny_bert):
+    import transformers
+
+    from wrd_score.distill import encode_tokens
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tiny_bert)
+    model = transformers.AutoModel.from_pretrained(tiny_bert)
+    with pytest.raises(ValueError, match=r"tokens\[1\] .* 600 word pieces; the model takes at most 510"):
+        encode_tokens(model, tokenizer, ["get", "x." * 300], [1], progress=False)
+
+
+def test_distill_code_neighbours_beyond_the_code_vocabulary_is_refused_before_encoding(distill_run, tiny_npz):
+    code, err, encoded = distill_run("--no-df", "--code-space", tiny_npz, "--code-neighbours", "1000000000")
+    assert code == 2 and "--code-neighbours" in err and err.count("\n") == 1, err
+    assert encoded == []
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--df-min-count", "1000"], "--df-min-count"),
+    (["--df-corpus", "EMPTY:identifiers"], "--df-corpus"),
+])
+def test_distill_empty_df_table_is_refused_before_encoding(distill_run, tmp_path, flags, message):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    flags = [f.replace("EMPTY", str(empty)) for f in flags]
+    code, err, encoded = distill_run(*flags, corpus_text="getCount\nsetValue\ngetSize\n" * 3, fmt="identifiers")
+    assert code == 2 and message in err and err.count("\n") == 1, err
+    assert encoded == [] and not (tmp_path / "out.npz").exists()
+
+
+# ------------------------------------------------------------------ 7, 8: composing unknown tokens, bounded
+def _ngram_embedding(min_n=1, max_n=32):
+    rng = np.random.default_rng(1)
+    return StaticEmbedding(WORDS, rng.normal(size=(len(WORDS), 8)).astype(np.float32),
+                           ngram_vectors=rng.normal(size=(2000, 8)).astype(np.float32), min_n=min_n, max_n=max_n,
+                           name="ngrams")
+
+
+def test_one_long_token_with_an_ngram_embedding_composes_in_bounded_memory():
+    # About 3 KB per character: 600,000 characters took 1.97 GB; the CLI's line cap allowed 3.3 GB, the library
+    # had no bound at all.
+    import tracemalloc
+
+    emb = _ngram_embedding()
+    long_token = "ab" * 100_000
+    tracemalloc.start()
+    try:
+        vector = emb.oov_vectors([long_token])[0]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20, peak  # about 600 MB before
+    assert np.all(np.isfinite(vector)) and np.linalg.norm(vector) > 0
+    from wrd_score.embeddings import MAX_NGRAM_TOKEN_CHARS
+
+    # What it is: the token's first MAX_NGRAM_TOKEN_CHARS characters (an ordinary token is unchanged).
+    np.testing.assert_array_equal(vector, emb.oov_vectors([long_token[:MAX_NGRAM_TOKEN_CHARS]])[0])
+    assert np.array_equal(emb.oov_vectors(["getcountx"])[0], _ngram_embedding().oov_vectors(["getcountx"])[0])
+
+
+def test_many_long_tokens_are_composed_in_bounded_groups():
+    import tracemalloc
+
+    emb = _ngram_embedding()
+    tokens = [f"{i:04d}" + "x" * 995 for i in range(300)]  # 300 distinct tokens just under the cap
+    tracemalloc.start()
+    try:
+        together = emb.oov_vectors(tokens)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 128 << 20, peak  # was about 3 KB x 300,000 characters at once
+    emb.clear_oov_cache()
+    alone = np.array([emb.oov_vectors([t])[0] for t in tokens[:5]])
+    np.testing.assert_array_equal(together[:5], alone)  # grouping changes no bit
+
+
+def test_the_composed_vector_cache_counts_the_bytes_its_keys_hold():
+    # 4,000 Gothic tokens: 64 MiB counted, 224 MiB held (a character outside the BMP takes 4 bytes in a str).
+    import sys
+
+    from wrd_score.embeddings import MAX_OOV_CACHE_BYTES
+
+    emb = _ngram_embedding(1, 1)  # one-character n-grams: cheap to compose
+    gothic = "\U00010330\U00010331\U00010332\U00010333"
+    tokens = [gothic * 5000 + str(i) for i in range(900)]  # 20,000 characters: a key holds about 80 KB
+    for start in range(0, len(tokens), 100):
+        emb.oov_vectors(tokens[start:start + 100])
+    held = sum(sys.getsizeof(k) + sys.getsizeof(v) for k, v in emb._oov_cache.items())
+    assert held <= MAX_OOV_CACHE_BYTES, (held, MAX_OOV_CACHE_BYTES)
+
+
+# ------------------------------------------------------------------ 12: the shipped file by its path
+@pytest.mark.parametrize("how", ["path", "symlink", "copy"])
+def test_a_path_to_a_shipped_file_behaves_like_its_name(how, tmp_path, run_cli):
+    import shutil
+
+    from wrd_score import WRDScorer
+    from wrd_score.embeddings import shipped_path
+
+    path = shipped_path()
+    if how == "symlink":
+        (tmp_path / "link.npz").symlink_to(path)
+        path = str(tmp_path / "link.npz")
+    elif how == "copy":
+        shutil.copyfile(path, tmp_path / "copy.npz")
+        path = str(tmp_path / "copy.npz")
+    preds, refs = ["getCount", "size", "readFile"], ["get_count", "length", "writeFile"]
+    by_name = WRDScorer().score(preds, refs)
+    by_path = WRDScorer(embedding=path).score(preds, refs)
+    assert by_path == by_name  # the same masses (norm*corpus-idf), scores and signature
+    code, out, err = run_cli("score", "-c", "getCount", "-r", "size", "--embedding", path)
+    assert code == 0 and out == run_cli("score", "-c", "getCount", "-r", "size")[1], err
