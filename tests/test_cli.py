@@ -586,7 +586,7 @@ def test_paired_approximate_randomisation(files, tmp_path, capsys):
 @pytest.mark.parametrize("extra, message", [
     (["--paired-bs"], "--paired-bs compares systems with a baseline: give -c BASELINE -c SYSTEM"),
     (["-c", "SECOND"], "2 candidate inputs (-c) were given: several systems are compared only with --paired-bs"),
-    (["-c", "SECOND", "--paired-bs", "--per-example"], "--per-example scores one system"),
+    (["-c", "SECOND", "--paired-bs", "--per-example"], "--per-example reports one system; it cannot be combined with --paired-bs"),
     (["-c", "SHORT", "--paired-bs"], "has 7 lines but candidates file"),
     (["-c", "SECOND", "--paired-bs", "--paired-bs-n", "0"], "--paired-bs-n must be an integer between 40 and 100,000 (a 95% interval needs one resample beyond each bound), got 0"),
     (["--confidence", "--confidence-n", "-3"], "--confidence-n must be an integer between 40 and 100,000 (a 95% interval needs one resample beyond each bound), got -3"),

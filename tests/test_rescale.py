@@ -208,7 +208,7 @@ def test_save_baseline_leaves_no_temporary_file(tmp_path):
 
 def test_one_pair_is_refused_not_nan(emb, corpus, capsys):
     assert main(["baseline", "--corpus", corpus, "--embedding", emb, "--pairs", "1"]) == 2
-    assert "--pairs) must be an integer from 2 to" in capsys.readouterr().err
+    assert "--pairs) must be an integer between 2 and" in capsys.readouterr().err
 
 
 def test_rescaled_swap_symmetry_within_the_documented_bound():

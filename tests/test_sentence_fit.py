@@ -67,7 +67,7 @@ def test_a_sample_is_seeded(texts):
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"loss": "l2"}, "fit loss must be one of"), ({"epochs": -1}, "fit epochs must be a non-negative"),
+    ({"loss": "l2"}, "fit loss must be one of"), ({"epochs": -1}, "fit epochs must be an integer >= 0"),
     ({"lr": 0}, "fit lr must be a number"), ({"neighbours": 0}, "fit neighbours must be a positive"),
     ({"bogus": 1}, "unknown fit option"), ({"seed": True}, "fit seed must be"),
 ])

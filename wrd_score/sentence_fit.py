@@ -36,6 +36,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .checks import check_choice, check_int, check_number
 from .deps import require
 from .embeddings import StaticEmbedding
 from .tokenize import TOKENIZERS
@@ -122,20 +123,15 @@ def check_fit_options(options: dict) -> dict:
     if unknown:
         raise ValueError(f"unknown fit option(s) {unknown}; known: {sorted(FIT_DEFAULTS)}")
     out = {**FIT_DEFAULTS, **options}
-    if out["loss"] not in LOSSES:
-        raise ValueError(f"fit loss must be one of {list(LOSSES)}, got {out['loss']!r}")
+    check_choice("fit loss", out["loss"], LOSSES)
     for key in ("epochs", "batch_size", "neighbours"):
-        value = out[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "epochs" else 1):
-            raise ValueError(f"fit {key} must be a {'non-negative' if key == 'epochs' else 'positive'} integer, "
-                             f"got {value!r}")
-    for key, low, high in (("lr", 0.0, 1.0), ("wrd_weight", 0.0, 100.0), ("random_share", 0.0, 10.0)):
-        value = out[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high \
-                or (key == "lr" and value == 0):
-            raise ValueError(f"fit {key} must be a number in {'(' if key == 'lr' else '['}{low}, {high}], got {value!r}")
-    if isinstance(out["seed"], bool) or not isinstance(out["seed"], int) or out["seed"] < 0:
-        raise ValueError(f"fit seed must be a non-negative integer, got {out['seed']!r}")
+        check_int(f"fit {key}", out[key], minimum=0 if key == "epochs" else 1)
+    check_number("fit lr", out["lr"], 0.0, 1.0)
+    if out["lr"] == 0:  # (0, 1]: no step is no training
+        raise ValueError("fit lr must be a number in (0.0, 1.0], got 0")
+    check_number("fit wrd_weight", out["wrd_weight"], 0.0, 100.0)
+    check_number("fit random_share", out["random_share"], 0.0, 10.0)
+    check_int("fit seed", out["seed"], minimum=0)
     return out
 
 

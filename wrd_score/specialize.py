@@ -29,6 +29,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .checks import check_int, check_number
 from .constraints import Constraint
 from .distill import corpus_documents, document_frequency_table
 from .embeddings import StaticEmbedding, unit_rows
@@ -89,10 +90,8 @@ def counter_fit(words: Sequence[str], vectors: np.ndarray, constraints: Sequence
     with its old length) and what was done. Constraints naming a word outside ``words`` are skipped."""
     for name, value in (("delta", delta), ("gamma", gamma), ("rho", rho), ("k_antonym", k_antonym),
                         ("k_synonym", k_synonym), ("k_vsp", k_vsp)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
-            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
-        raise ValueError(f"iterations must be an integer >= 0, got {iterations!r}")
+        check_number(name, value, minimum=0)
+    check_int("iterations", iterations, minimum=0)
     index = {w: i for i, w in enumerate(words)}
     ant = _pairs(constraints, index, "antonym")
     syn = _pairs(constraints, index, "synonym")

@@ -83,7 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="held-out set whose sentences never enter training (FORMAT stsb: every row; sick: the "
                           "rows that are not TRAIN); repeatable (default: STS-B dev and test, SICK trial, IdBench "
                           "under ../shared/data)")
-    fit.add_argument("--fit-loss", default=FIT_DEFAULTS["loss"], choices=LOSSES,
+    fit.add_argument("--fit-loss", default=FIT_DEFAULTS["loss"], type=choice_type("--fit-loss", LOSSES),
                      help="mean: pooled rows against the encoder's sentence embedding (Tokenlearn's); wrd: WRDScore "
                           "F1 of sentence pairs against the encoder's cosine; both (default)")
     for key, kind, text in (("epochs", int, "passes over the training text"), ("batch_size", int, "sentences or "

@@ -24,7 +24,7 @@ from ..stats import (MIN_RESAMPLES, check_resamples, format_p_value, paired_syst
                      system_confidence)
 from ..stream import iter_chunks
 from ..weights import shared_idf, user_idf
-from .common import add_input_arguments, add_metric_arguments, int_type, options_from_args, shard_spec
+from .common import add_input_arguments, add_metric_arguments, choice_type, int_type, options_from_args, shard_spec
 from .io import Inputs, iter_file_pairs, read_idf_file, resolve_inputs
 
 FIELDS = ("precision", "recall", "f1")
@@ -66,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          "reference's index when there are several references)")
     io.add_argument("--json", action="store_true",
                     help="print the full result (per-example lists, means, signature) as JSON")
-    io.add_argument("-f", "--format", choices=("text", "json"), default=None,
+    io.add_argument("-f", "--format", type=choice_type("-f/--format", ("text", "json")), default=None,
                     help="sacreBLEU's spelling of the output format: json is --json; text (the default) the "
                          "summary line")
     io.add_argument("-b", "--score-only", action="store_true",

@@ -10,6 +10,7 @@ from ..distill import DOCUMENT_FORMATS
 from ..specialize import NEGATORS, specialize_file
 from .distill import _corpus_arg
 from ..train import STORED_DTYPES, check_embedding_output
+from .common import choice_type
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--df-corpus", action="append", default=None, metavar="PATH:FORMAT",
                         help="document corpus (FORMAT identifiers|stsb) of a document-frequency table stored in place "
                              "of the input's, as `wrdscore distill --df-corpus` builds it; repeatable")
-    parser.add_argument("--dtype", default="float16", choices=list(STORED_DTYPES))
+    parser.add_argument("--dtype", default="float16", type=choice_type("--dtype", STORED_DTYPES))
     parser.add_argument("--name", required=True, help="name recorded in signatures")
 
 
