@@ -262,5 +262,5 @@ def test_validate_takes_the_method_name_metrics_with_their_options(judgments, ca
     assert main(["validate", judgments, "-m", "wrdscore", "-m", "subtoken-f1", "--bootstrap", "0", "--no-files",
                  "--quiet", "--embedding", "default"]) == 0
     assert "| `subtoken-f1` | 34 (-2) |" in capsys.readouterr().out
-    with pytest.raises(ValueError, match=r"unknown option\(s\) \['word_order'\] for exact-match"):
+    with pytest.raises(ValueError, match=r"an option of exact-match must be one of \['rule', 'special_tokens'\], got 'word_order'"):
         validate(judgments, ["exact-match:word_order=2"], n_boot=0, progress=False)

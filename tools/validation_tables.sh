@@ -11,7 +11,7 @@ DATA=../shared/data
 WRDZ=${WRDZ:-wrdscore}
 mkdir -p "$OUT"
 
-# Metrics shared by every table: WRDScore with the shipped static default (MiniLM + code vectors, the presets'
+# Metrics shared by every table: WRDScore with the shipped static default (the identifiers preset: wrd-minilm-cf, its
 # masses), the 0.1.x default (distilled MiniLM), the fastText embedding that was the first default, GloVe 50d and MiniLM, both variants, some rescaled; BERTScore and
 # MoverScore on the same MiniLM.
 COMMON=(

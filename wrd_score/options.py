@@ -472,7 +472,8 @@ def describe_defaults() -> str:
     """One paragraph on what the defaults score with, made from ``PRESETS`` and the embeddings' descriptions, so
     that no surface (the evaluate module's description) describes an earlier default.
 
-    >>> "preset='identifiers'" in describe_defaults() and "weights='norm*corpus-idf'" in describe_defaults()
+    >>> weights = PRESETS["identifiers"]["static"]["weights"]
+    >>> "preset='identifiers'" in describe_defaults() and f"weights={weights!r}" in describe_defaults()
     True
     """
     static = PRESETS[DEFAULT_PRESET]["static"]

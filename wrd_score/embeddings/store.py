@@ -39,7 +39,8 @@ DEFAULT_EMBEDDING = "default"
 #: ``emb:wrd-java-default@sha256:1748089c6358``) stay reproducible.
 #: The embeddings a name loads (``embedding=``): name -> what it is.
 NAMED_EMBEDDINGS = {
-    "default": "wrd-minilm-cf, the identifiers preset's file (shipped)",
+    "default": "MiniLM distilled into static token vectors, counter-fitted to antonyms (WordNet, Java method names), "
+               "leading verbs and negations weighted: the file wrd-minilm-cf (the identifiers preset's; shipped)",
     "wrd-minilm-cf": "MiniLM distilled into static token vectors, counter-fitted to antonyms (WordNet, Java method "
                      "names), leading verbs and negations weighted (the default of 0.3.0; shipped)",
     "wrd-minilm-code": "MiniLM distilled, aggregated over code and sentences, joined with fastText Java code vectors; "
