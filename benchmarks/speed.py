@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -313,6 +313,212 @@ def evaluate_rows(pairs: Pairs, repeat: int) -> List[dict]:
     return rows
 
 
+def evaluate_profile(pairs: Pairs) -> Dict[str, object]:
+    """Where one evaluate ``compute()`` on ``pairs`` spends its time (cProfile, own time of each function, summed by
+    the package the function lives in): evaluate's own and datasets'/pyarrow's storing and reading back, against
+    the library's scoring."""
+    import cProfile
+    import pstats
+
+    import evaluate
+
+    predictions, references = [p for p, _ in pairs], [r for _, r in pairs]
+    module = evaluate.load(str(REPO / "wrdscore.py"))
+    module.compute(predictions=predictions[:200], references=references[:200])
+    profiler = cProfile.Profile()
+    profiler.enable()
+    module.compute(predictions=predictions, references=references)
+    profiler.disable()
+    stats = pstats.Stats(profiler).stats
+    known = ("wrd_score", "evaluate", "datasets", "pyarrow", "numpy", "numba")
+
+    def package(func, depth=0):
+        """The package a function's time belongs to: its file's; for a built-in or the standard library (a lock
+        waited on, a regex run, numpy.fromiter), the package of its heaviest caller, up to four calls up."""
+        where = func[0].replace("\\", "/")
+        own = next((p for p in known if f"/{p}/" in where), None)
+        if own is None and where.endswith("wrdscore.py"):
+            own = "wrdscore.py (the module)"
+        if own is not None or depth == 4:
+            return own or "Python and its standard library"
+        callers = stats.get(func, (0, 0, 0, 0, {}))[4]
+        if not callers:
+            return "Python and its standard library"
+        return package(max(callers, key=lambda c: callers[c][3]), depth + 1)
+
+    groups: Dict[str, float] = {}
+    total = 0.0
+    top = []
+    for func, (_, _, own, _, _) in stats.items():
+        total += own
+        name = package(func)
+        groups[name] = groups.get(name, 0.0) + own
+        top.append((own, f"{name}: {func[2]} ({Path(func[0]).name}:{func[1]})"))
+    return {"total": total, "groups": sorted(groups.items(), key=lambda kv: -kv[1]), "top": sorted(top)[::-1][:10]}
+
+
+def print_profile(profile: Dict[str, object]) -> None:
+    total = profile["total"]
+    print()
+    print(f"One evaluate compute() under cProfile ({total:.2f} s of own time in all; the profiler's overhead "
+          "inflates per-call costs, so read the shares):")
+    print()
+    print("| package | own time s | share |")
+    print("|---|---:|---:|")
+    for package, own in profile["groups"]:
+        print(f"| {package} | {own:.3f} | {own / total:.0%} |")
+    print()
+    print("| function (package) | own time s |")
+    print("|---|---:|")
+    for own, name in profile["top"]:
+        print(f"| {name} | {own:.3f} |")
+
+
+def _random_word_pairs(n_tokens: int, count: int, seed: int) -> Pairs:
+    """``count`` pairs of ``n_tokens`` words a side, drawn at random from the words of STS-B dev."""
+    with open(SHARED / "stsb" / "stsb_dev.tsv", encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
+    words = sorted({w for r in rows for s in r[1:3] for w in s.split() if w.isalpha()})
+    rng = random.Random(seed * 100_003 + n_tokens)
+    return [(" ".join(rng.choice(words) for _ in range(n_tokens)), " ".join(rng.choice(words) for _ in range(n_tokens)))
+            for _ in range(count)]
+
+
+def cliff_rows(sizes: List[int], repeat: int, seed: int) -> Tuple[List[dict], Dict[str, object]]:
+    """Cost per pair against text length (issue 33: the cliff at 64 tokens a side).  Static default, ``words``
+    tokenizer, one thread, random STS-B words; the peer is the least any exact scorer must do on the same transport
+    problem (the pair's distinct tokens and their masses): a float32 cosine matrix (numpy's BLAS product) plus
+    ``ot.emd``.  BLAS is held to one thread where threadpoolctl is installed, so both sides run on one core; the
+    two are timed in turn, best of ``repeat`` each."""
+    import ot
+    from wrd_score import WRDScorer, scoring
+    from wrd_score.weights import normalise, token_masses
+
+    try:
+        from threadpoolctl import threadpool_limits
+        limits, note = threadpool_limits(limits=1, user_api="blas"), "BLAS held to 1 thread"
+    except ImportError:  # pragma: no cover - the benchmark still runs, with the machine's BLAS threads
+        limits, note = None, "BLAS threads as the machine sets them (threadpoolctl is not installed)"
+    scorer = WRDScorer(num_threads=1, tokenizer="words")
+    rows = []
+    try:
+        for n in sizes:
+            count = max(2, 4096 // n) if n < 1024 else 2
+            pairs = _random_word_pairs(n, count, seed)
+            predictions, references = [p for p, _ in pairs], [r for _, r in pairs]
+            scorer.score(predictions, references)  # warm: compile, compose unknown words
+            enc = scorer.backend.encode(predictions + references)
+            masses = token_masses(enc.norms, enc.tokens, scorer.options.weights, scorer.corpus_idf, enc.vocabulary)
+            problems = []
+            for k in range(count):
+                sp, sr = enc.spans[k], enc.spans[count + k]
+                rows_p, _, mass_p, _ = scoring._merge_nodes(sp, sr, enc.exact_only, normalise(masses[sp]))
+                rows_r, _, mass_r, _ = scoring._merge_nodes(sr, sp, enc.exact_only, normalise(masses[sr]))
+                problems.append((rows_p, rows_r, mass_p, mass_r))
+            units32 = enc.units.astype(np.float32)
+
+            def peer():
+                for rows_p, rows_r, mass_p, mass_r in problems:
+                    cost = (1.0 - units32[rows_p] @ units32[rows_r].T).astype(np.float64)
+                    ot.emd(mass_p, mass_r, cost, numItermax=10**8)
+
+            # Interleaved, so that both sides see the same load on a shared machine.
+            ours = theirs = float("inf")
+            for _ in range(repeat):
+                ours = min(ours, best_time(lambda: scorer.score(predictions, references), 1)[0])
+                theirs = min(theirs, best_time(peer, 1)[0])
+            nodes = float(np.mean([len(p[0]) for p in problems])), float(np.mean([len(p[1]) for p in problems]))
+            path = "kernel" if nodes[0] * nodes[1] <= 4096 else "POT"
+            rows.append({"tokens": n, "pairs": count, "nodes": nodes, "path": path, "ours_ms": ours / count * 1e3,
+                         "peer_ms": theirs / count * 1e3, "ratio": ours / theirs})
+    finally:
+        if limits is not None:
+            limits.unregister()
+    return rows, {"note": note}
+
+
+def pot_cosine_bits(seed: int) -> Dict[str, object]:
+    """How the POT path's scores move with the kernel's cosines against numpy's BLAS product (0.2.0's), and how
+    the BLAS product's own scores move between 1 thread and the machine's threads: 150 pairs of 8 STS-B dev
+    sentences a side (every one of them takes the POT path)."""
+    from wrd_score import WRDScorer, scoring
+
+    with open(SHARED / "stsb" / "stsb_dev.tsv", encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
+    sentences = [r[1] for r in rows] + [r[2] for r in rows]
+    rng = random.Random(seed)
+    pairs = [(" ".join(rng.choice(sentences) for _ in range(8)), " ".join(rng.choice(sentences) for _ in range(8)))
+             for _ in range(150)]
+    predictions, references = [p for p, _ in pairs], [r for _, r in pairs]
+    scorer = WRDScorer(tokenizer="words", num_threads=1)
+    kernel = scorer.score(predictions, references)
+    original = scoring.cosine_matrix
+    scoring.cosine_matrix = lambda *args, **kwargs: original(*args, **{**kwargs, "blas": True})
+    try:
+        blas = scorer.score(predictions, references)
+        try:
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=1, user_api="blas"):
+                blas_one = scorer.score(predictions, references)
+        except ImportError:  # pragma: no cover
+            blas_one = None
+    finally:
+        scoring.cosine_matrix = original
+
+    def moved(a, b):
+        both = np.array(a["precision"] + a["recall"]), np.array(b["precision"] + b["recall"])
+        return int((both[0] != both[1]).sum()), float(np.abs(both[0] - both[1]).max()), len(both[0])
+
+    return {"kernel_vs_blas": moved(kernel, blas), "blas_threads": moved(blas, blas_one) if blas_one else None}
+
+
+def print_evaluate(evaluate_table: List[dict]) -> None:
+    if evaluate_table:
+        print()
+        print(f"The evaluate path on {evaluate_table[0]['pairs']:,} method-name pairs (default options, every core), "
+              "against WRDScorer.score on the same pairs in this process:")
+        print()
+        print("| method | pairs | seconds | pairs/s | throughput vs WRDScorer.score | note |")
+        print("|---|---:|---:|---:|---:|---|")
+        for r in evaluate_table:
+            print(f"| {r['method']} | {r['pairs']:,} | {r['seconds']:.3f} | {r['rate']:,.0f} | {r['vs_score']:.2f} | "
+                  f"{r['note']} |")
+        ev, checks = evaluate_table[1], evaluate_table[2]
+        print()
+        print(f"aims (issue 33): evaluate >= 0.45x WRDScorer.score: {ev['vs_score']:.2f} "
+              f"({'met' if ev['vs_score'] >= 0.45 else 'NOT met'}); checks of {checks['pairs']:,} pairs < 0.03 s: "
+              f"{checks['seconds']:.3f} s ({'met' if checks['seconds'] < 0.03 else 'NOT met'})")
+
+def print_cliff(rows: List[dict], extra: Dict[str, object], bits: Optional[Dict[str, object]]) -> None:
+    if not rows:
+        return
+    print()
+    print(f"Cost per pair against text length (static default, words tokenizer, one thread, random STS-B words; "
+          f"{extra['note']}): WRDScorer.score against the peer, a float32 cosine matrix plus ot.emd on the same "
+          f"transport problem, measured in this run:")
+    print()
+    print("| tokens a side | pairs | transport nodes | path | ours ms/pair | peer ms/pair | ours / peer |")
+    print("|---:|---:|---|---|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['tokens']:,} | {r['pairs']} | {r['nodes'][0]:.0f} x {r['nodes'][1]:.0f} | {r['path']} | "
+              f"{r['ours_ms']:.2f} | {r['peer_ms']:.2f} | {r['ratio']:.2f} |")
+    in_range = [r for r in rows if 64 <= r["tokens"] <= 2048]
+    worst = max(in_range, key=lambda r: r["ratio"]) if in_range else None
+    if worst:
+        print()
+        print(f"aim (issue 33): within 1.5x of the peer at 64-2,048 tokens a side: worst {worst['ratio']:.2f} at "
+              f"{worst['tokens']:,} tokens ({'met' if worst['ratio'] <= 1.5 else 'NOT met'})")
+    if bits:
+        changed, most, total = bits["kernel_vs_blas"]
+        print(f"POT path, the kernel's cosines against numpy's BLAS product (0.2.0's), 150 pairs of 8 STS-B dev "
+              f"sentences a side: {changed} of {total} P/R values differ, by at most {most:.1e}")
+        if bits["blas_threads"]:
+            changed, most, total = bits["blas_threads"]
+            print(f"  the BLAS product itself, 1 thread against the machine's: {changed} of {total} differ, by at "
+                  f"most {most:.1e}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller workloads (about a minute)")
@@ -323,6 +529,9 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, help="best of N interleaved timings (default 3; quick 2)")
     parser.add_argument("--evaluate-pairs", type=int,
                         help="method-name pairs for the evaluate path (default 50,000; 0 = skip)")
+    parser.add_argument("--cliff-sizes", default="32,64,128,256,512,1024,2048",
+                        help="tokens a side for the cost-per-pair rows (comma-separated; empty = skip)")
+    parser.add_argument("--only", choices=["evaluate", "cliff"], help="run one section only")
     parser.add_argument("--chunk-size", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--stream-child", type=int, help=argparse.SUPPRESS)
@@ -342,11 +551,22 @@ def main(argv=None) -> int:
         print(f"shared data not found at {SHARED}", file=sys.stderr)
         return 2
     quick = args.quick
+    repeat = args.repeat or (2 if quick else 3)
+    sizes = [int(x) for x in args.cliff_sizes.split(",") if x.strip()]
+    if args.only:
+        if args.only == "evaluate":
+            n_eval = args.evaluate_pairs if args.evaluate_pairs is not None else 50_000
+            eval_pairs = list(iter_method_name_pairs(load_names_by_file(), n_eval, args.seed))
+            print_evaluate(evaluate_rows(eval_pairs, repeat))
+            print_profile(evaluate_profile(eval_pairs))
+        else:
+            print_cliff(*cliff_rows(sizes, repeat, args.seed), pot_cosine_bits(args.seed))
+        print(f"\nload average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        return 0
     n_names = args.names or (20_000 if quick else 100_000)
     n_sent = args.sentences or (2_000 if quick else 10_000)
     n_stream = args.stream_pairs if args.stream_pairs is not None else (100_000 if quick else 1_000_000)
     naive_max = args.naive_max if args.naive_max is not None else (5_000 if quick else 0)
-    repeat = args.repeat or (2 if quick else 3)
 
     from wrd_score import transport
 
@@ -362,6 +582,7 @@ def main(argv=None) -> int:
     n_eval = args.evaluate_pairs if args.evaluate_pairs is not None else 50_000
     evaluate_table = evaluate_rows(list(iter_method_name_pairs(rows_by_file, n_eval, args.seed)), repeat) \
         if n_eval else []
+    cliff = (*cliff_rows(sizes, repeat, args.seed), pot_cosine_bits(args.seed)) if sizes else ([], {}, None)
     main_rss = peak_rss_mb()
     stream = run_child(["--stream-child", str(n_stream), "--seed", str(args.seed), "--chunk-size",
                         str(args.chunk_size)]) if n_stream else None
@@ -396,21 +617,8 @@ def main(argv=None) -> int:
               f"1 thread: {stream['seconds']:.1f} s ({stream['pairs'] / stream['seconds']:,.0f} pairs/s), "
               f"peak RSS {stream['peak_rss_mb']:.0f} MB (after loading: {stream['rss_before_mb']:.0f} MB); "
               f"target < 1024 MB: {'met' if stream['peak_rss_mb'] < 1024 else 'NOT met'}")
-    if evaluate_table:
-        print()
-        print(f"The evaluate path on {evaluate_table[0]['pairs']:,} method-name pairs (default options, every core), "
-              "against WRDScorer.score on the same pairs in this process:")
-        print()
-        print("| method | pairs | seconds | pairs/s | throughput vs WRDScorer.score | note |")
-        print("|---|---:|---:|---:|---:|---|")
-        for r in evaluate_table:
-            print(f"| {r['method']} | {r['pairs']:,} | {r['seconds']:.3f} | {r['rate']:,.0f} | {r['vs_score']:.2f} | "
-                  f"{r['note']} |")
-        ev, checks = evaluate_table[1], evaluate_table[2]
-        print()
-        print(f"aims (issue 33): evaluate >= 0.45x WRDScorer.score: {ev['vs_score']:.2f} "
-              f"({'met' if ev['vs_score'] >= 0.45 else 'NOT met'}); checks of {checks['pairs']:,} pairs < 0.03 s: "
-              f"{checks['seconds']:.3f} s ({'met' if checks['seconds'] < 0.03 else 'NOT met'})")
+    print_evaluate(evaluate_table)
+    print_cliff(*cliff)
     names_rows = {r["method"]: r for r in table if r["workload"] == "method names"}
     sent_rows = {r["method"]: r for r in table if r["workload"] == "STS-B sentences"}
     one_name, one_sent = names_rows["new scorer, 1 thread"], sent_rows["new scorer, 1 thread"]

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from wrd_score.backends.base import Encoded, FlatSpans
-from wrd_score.scoring import (_flatten_texts, _merge_nodes, _score_pairs_reference, best_of, cosine_matrix,
+from wrd_score import transport
+from wrd_score.scoring import (_flatten_texts, _merge_nodes, _merge_nodes_reference, _score_pairs_reference, best_of,
+                               cosine_matrix,
                                empty_pair_score, empty_text_key, f1_score, pair_detail, pair_scores, score_pairs)
 from wrd_score.transport import emd_plan, prf_from_plan
 
@@ -77,6 +79,68 @@ def test_cosine_matrix_gives_equal_rows_exactly_one_and_clips_on_request():
     assert clipped.min() >= 0.0 and raw.min() >= -1.0 and raw.max() <= 1.0
     assert (raw < 0).any()
     np.testing.assert_array_equal(clipped, np.maximum(raw, 0.0))
+
+
+@pytest.mark.skipif(not transport.HAVE_NUMBA, reason="the kernel's cosines are compiled")
+def test_the_pot_paths_cosines_are_the_kernels_summed_left_to_right():
+    """Issue 33: the POT path took numpy's BLAS product, whose last bits depend on the BLAS and its thread count
+    (1 and 2 OpenBLAS threads differed on a 2-core machine), and differ from the kernel's. Now every cosine is the
+    plain left-to-right sum over the dimensions, on both paths."""
+    from wrd_score._kernels import tile_reference
+
+    rng = np.random.default_rng(7)
+    units = rng.standard_normal((40, 37))
+    units /= np.linalg.norm(units, axis=1, keepdims=True)
+    enc = Encoded(units=units, norms=np.ones(40), exact_only=np.zeros(40, bool), tokens=[str(i) for i in range(40)],
+                  spans=[])
+    for m, n in [(1, 1), (3, 9), (15, 2), (29, 30), (33, 17)]:
+        rows_p, rows_r = rng.integers(0, 40, m), rng.integers(0, 40, n)
+        want = np.empty((m, n))
+        for i, a in enumerate(rows_p):
+            for j, b in enumerate(rows_r):
+                total = 0.0
+                for k in range(units.shape[1]):
+                    total += units[a, k] * units[b, k]
+                want[i, j] = 1.0 if a == b else min(1.0, max(-1.0, total))
+        got = cosine_matrix(enc, rows_p, rows_r, False)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(cosine_matrix(enc, rows_p, rows_r, True), np.maximum(want, 0.0))
+        w = -(-n // 4) * 4  # the kernel's own tiles (their Python twin) hold the same sums
+        acc = np.empty(m * w)
+        for i in range(0, m):
+            for j in range(0, n, 4):
+                tile_reference(units, rows_p, i, 1, rows_r, j, acc, i * w + j, w)
+        differ = rows_p[:, None] != rows_r[None, :]
+        np.testing.assert_array_equal(np.clip(acc.reshape(m, w)[:, :n], -1, 1)[differ], want[differ])
+    # BERTScore's and MoverScore's rules keep numpy's product (the fingerprint pins their bits).
+    np.testing.assert_array_equal(cosine_matrix(enc, rows_p, rows_r, False, blas=True)[rows_p[:, None] != rows_r],
+                                  np.clip(units[rows_p] @ units[rows_r].T, -1, 1)[rows_p[:, None] != rows_r])
+
+
+@pytest.mark.skipif(not transport.HAVE_NUMBA, reason="the kernel's cosines are compiled")
+def test_the_cosines_bits_do_not_depend_on_threads(monkeypatch):
+    from wrd_score.transport import batch
+
+    monkeypatch.setattr(batch, "PARALLEL_CELLS", 16)  # split even these small matrices over threads
+    rng = np.random.default_rng(3)
+    units = rng.standard_normal((300, 21))
+    units /= np.linalg.norm(units, axis=1, keepdims=True)
+    rows_p, rows_r = rng.integers(0, 300, 97), rng.integers(0, 300, 61)
+    one = transport.cosines(units, rows_p, rows_r, True, threads=1)
+    for threads in (2, 3, 7):
+        np.testing.assert_array_equal(transport.cosines(units, rows_p, rows_r, True, threads=threads), one)
+
+
+def test_merge_nodes_compiled_equals_its_numpy_twin():
+    rng = np.random.default_rng(11)
+    for _ in range(500):
+        vocab = int(rng.integers(1, 30))
+        span, other = rng.integers(0, vocab, int(rng.integers(1, 60))), rng.integers(0, vocab, int(rng.integers(1, 60)))
+        exact_only = rng.random(vocab) < 0.3
+        mass = rng.random(len(span)) * (rng.random(len(span)) < 0.9)
+        got, want = _merge_nodes(span, other, exact_only, mass), _merge_nodes_reference(span, other, exact_only, mass)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)  # the same nodes, order and sums, bit for bit
 
 
 @pytest.mark.parametrize("variant", ["wrd", "paper"])

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import transport
 from .checks import check_choice, check_int
+from .deps import njit
 from .backends.base import Encoded, FlatSpans
 from .tokenize import normal_form
 from .transport import VARIANTS, VariantName, cosine_range, emd_plan, prf_from_plan
@@ -104,8 +105,19 @@ def f1_score(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
     return np.divide(2 * precision * recall, total, out=np.zeros_like(total), where=total > 0)
 
 
-def cosine_matrix(enc: Encoded, rows_p: np.ndarray, rows_r: np.ndarray, clip: bool) -> np.ndarray:
-    """Cosines between two spans of an encoded table, with equal rows set to exactly 1."""
+def cosine_matrix(enc: Encoded, rows_p: np.ndarray, rows_r: np.ndarray, clip: bool, blas: bool = False,
+                  threads: int = 1) -> np.ndarray:
+    """Cosines between two spans of an encoded table, with equal rows set to exactly 1, clipped.
+
+    Where numba runs, each is the batch kernel's (:func:`wrd_score.transport.cosines`: the dot product summed left
+    to right over the dimensions), so a pair's cosines have the same bits on either of WRDScore's paths and on
+    every machine.  ``blas=True`` (BERTScore's and MoverScore's rules, whose scores the fingerprint pins), and any
+    call without numba: numpy's product, whose last bits depend on the BLAS and on its thread count (on a 2-core
+    machine, OpenBLAS with 1 and 2 threads gave different bits for every shape tried, 65 x 65 to 2,000 x 1,900).
+    ``threads``: how many threads may compute a large matrix (the bits do not depend on it).
+    """
+    if transport.HAVE_NUMBA and not blas:
+        return transport.cosines(enc.units, rows_p, rows_r, clip, threads)
     cos = enc.units[rows_p] @ enc.units[rows_r].T
     same = rows_p[:, None] == rows_r[None, :]
     # Equal rows are the same token (static) or the same occurrence: exactly 1, not 1 - 1e-16,
@@ -223,7 +235,7 @@ def pair_detail(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span
 
 
 def pair_scores(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span_r: np.ndarray,
-                masses: np.ndarray, variant: VariantName, clip: bool) -> Tuple[float, float]:
+                masses: np.ndarray, variant: VariantName, clip: bool, num_threads: int = 1) -> Tuple[float, float]:
     """P and R of one pair on the POT reference path, without any per-token ``m x n`` matrix.
 
     Memory and time depend on the number of transport nodes (distinct tokens), not on the length
@@ -240,7 +252,7 @@ def pair_scores(enc: Encoded, text_p: str, text_r: str, span_p: np.ndarray, span
         order_r = np.argsort(span_r, kind="stable")
         if np.allclose(mass_p[order_p], mass_r[order_r], rtol=0, atol=1e-15):
             return 1.0, 1.0
-    precision, recall = _solve_merged(enc, span_p, span_r, mass_p, mass_r, variant, clip)[:2]
+    precision, recall = _solve_merged(enc, span_p, span_r, mass_p, mass_r, variant, clip, num_threads)[:2]
     return precision, recall
 
 
@@ -256,6 +268,58 @@ def _merge_nodes(span: np.ndarray, other: np.ndarray, exact_only: np.ndarray, ma
     and its tie-breaking, do not depend on how rows were numbered in the batch.
     """
     span = np.asarray(span, dtype=np.int64)
+    if not transport.HAVE_NUMBA:
+        return _merge_nodes_reference(span, other, exact_only, mass)
+    rows, group, node_mass, count = _merge_nodes_compiled(
+        span, np.asarray(other, dtype=np.int64), np.asarray(exact_only, dtype=np.bool_),
+        np.ascontiguousarray(mass, dtype=np.float64))
+    return rows, group, node_mass, count
+
+
+@njit(cache=True, nogil=True)
+def _merge_nodes_compiled(span, other, exact_only, mass):  # pragma: no cover - compiled
+    """:func:`_merge_nodes_reference` in one compiled pass (the two ``np.unique``, ``np.isin`` and ``np.bincount``
+    calls cost a 128-token pair on the POT path more than its transport problem): the same nodes, in the same
+    order, and the same sums, added in token order as ``bincount`` adds them."""
+    n = span.shape[0]
+    key = span.copy()
+    others = np.sort(other)
+    for i in range(n):
+        if exact_only[span[i]]:
+            at = np.searchsorted(others, span[i])
+            if at == others.shape[0] or others[at] != span[i]:
+                key[i] = -1
+    order = np.argsort(key, kind="mergesort")  # stable: a key's first occurrence leads its run
+    node_of = np.empty(n, dtype=np.int64)
+    firsts = np.empty(n, dtype=np.int64)
+    nodes = 0
+    for t in range(n):
+        if t == 0 or key[order[t]] != key[order[t - 1]]:
+            firsts[nodes] = order[t]
+            nodes += 1
+        node_of[order[t]] = nodes - 1
+    by_first = np.argsort(firsts[:nodes], kind="mergesort")
+    rank = np.empty(nodes, dtype=np.int64)
+    for r in range(nodes):
+        rank[by_first[r]] = r
+    group = np.empty(n, dtype=np.int64)
+    rows = np.empty(nodes, dtype=np.int64)
+    node_mass = np.zeros(nodes)
+    count = np.zeros(nodes)
+    for r in range(nodes):
+        rows[r] = span[firsts[by_first[r]]]
+    for i in range(n):
+        g = rank[node_of[i]]
+        group[i] = g
+        node_mass[g] += mass[i]
+        if mass[i] > 0:
+            count[g] += 1.0
+    return rows, group, node_mass, count
+
+
+def _merge_nodes_reference(span: np.ndarray, other: np.ndarray, exact_only: np.ndarray, mass: np.ndarray):
+    """:func:`_merge_nodes` in numpy (without numba, and the twin the compiled pass is tested against)."""
+    span = np.asarray(span, dtype=np.int64)
     key = span.copy()
     lonely = np.asarray(exact_only, dtype=bool)[span] & ~np.isin(span, other)
     key[lonely] = -1
@@ -269,10 +333,10 @@ def _merge_nodes(span: np.ndarray, other: np.ndarray, exact_only: np.ndarray, ma
     return span[first[order]], group, node_mass, count
 
 
-def _solve_merged(enc: Encoded, span_p, span_r, mass_p, mass_r, variant: VariantName, clip: bool):
+def _solve_merged(enc: Encoded, span_p, span_r, mass_p, mass_r, variant: VariantName, clip: bool, threads: int = 1):
     rep_p, group_p, node_p, count_p = _merge_nodes(span_p, span_r, enc.exact_only, mass_p)
     rep_r, group_r, node_r, count_r = _merge_nodes(span_r, span_p, enc.exact_only, mass_r)
-    cos = cosine_matrix(enc, rep_p, rep_r, clip)
+    cos = cosine_matrix(enc, rep_p, rep_r, clip, threads=threads)
     flow = emd_plan(node_p, node_r, 1.0 - cos)
     precision, recall = prf_from_plan(cos, flow, node_p, variant, count_p, count_r)
     return precision, recall, flow, (group_p, node_p), (group_r, node_r)
@@ -334,7 +398,7 @@ def score_pairs(enc: Encoded, texts: Sequence[str], pairs: np.ndarray, masses: n
     for k in np.flatnonzero(status != transport.STATUS_OK):
         ip, ir = pairs[k]
         precision[k], recall[k] = pair_scores(enc, texts[ip], texts[ir], enc.spans[ip], enc.spans[ir], masses,
-                                              variant, clip)
+                                              variant, clip, int(num_threads))
     return precision, recall
 
 

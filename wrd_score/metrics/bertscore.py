@@ -90,7 +90,7 @@ def _greedy_pair(enc, weights: np.ndarray, ip: int, ir: int, texts: List[str], c
         return value, value
     w_p = _weights_or_uniform(weights[rows_p], enc, rows_p)
     w_r = _weights_or_uniform(weights[rows_r], enc, rows_r)
-    cos = cosine_matrix(enc, rows_p, rows_r, clip)
+    cos = cosine_matrix(enc, rows_p, rows_r, clip, blas=True)
     return cosine_range(float(np.dot(w_p, cos.max(axis=1)))), cosine_range(float(np.dot(w_r, cos.max(axis=0))))
 
 

@@ -90,7 +90,7 @@ class MoverScore(Metric):
             # moves no mass and scores 1; uniform masses over the kept tokens give a meaningful score.
             a = w_hyp[rows_p] if w_hyp[rows_p].sum() > 0 else keep_p.astype(np.float64)
             b = w_ref[rows_r] if w_ref[rows_r].sum() > 0 else keep_r.astype(np.float64)
-            cos = cosine_matrix(enc, rows_p, rows_r, clip=False)
+            cos = cosine_matrix(enc, rows_p, rows_r, clip=False, blas=True)
             # Euclidean distance between unit vectors; cosines in [-1, 1] keep it in [0, 2].
             dist = np.sqrt(2.0 - 2.0 * cos)
             flow = emd_plan(a / a.sum(), b / b.sum(), dist)

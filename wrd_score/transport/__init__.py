@@ -25,9 +25,9 @@ compiles in and the POT path calls) is in :mod:`~wrd_score.transport.variants`.
 from __future__ import annotations
 
 from ..deps import HAVE_NUMBA
-from .batch import MAX_CELLS, STATUS_FALLBACK, STATUS_OK, batch_prf, compile_kernels, pair_plan
+from .batch import MAX_CELLS, STATUS_FALLBACK, STATUS_OK, batch_prf, compile_kernels, cosines, pair_plan
 from .pot import emd_plan
 from .variants import VARIANTS, VariantName, cosine_range, plan_prf, prf_from_plan
 
 __all__ = ["VARIANTS", "VariantName", "prf_from_plan", "plan_prf", "cosine_range", "emd_plan", "HAVE_NUMBA", "MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan",
-           "compile_kernels"]
+           "cosines", "compile_kernels"]

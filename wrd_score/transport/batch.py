@@ -16,7 +16,7 @@ from ..deps import HAVE_NUMBA, njit
 from .simplex import simplex, tree_len, tree_views, tree_walk
 from .variants import VARIANTS, VariantName, plan_prf
 
-__all__ = ["MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan", "compile_kernels"]
+__all__ = ["MAX_CELLS", "STATUS_OK", "STATUS_FALLBACK", "batch_prf", "pair_plan", "cosines", "compile_kernels"]
 
 #: Problems with more cells than this go to POT (its C++ simplex scales better; these are rare).
 MAX_CELLS = 4096
@@ -138,6 +138,60 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
                     c = 1.0
             cos[i, j] = c
             C[i, j] = 1.0 - c
+
+
+@njit(cache=True, nogil=True)
+def _cosine_table(units, rows_p, rows_r, lo, acc):
+    """:func:`_cosines` as one ``m x n`` table, in ``acc[:m * n]`` (``acc``: ``m`` rows of ``n`` rounded up to
+    a multiple of ``TILE``): the tiles' sums, each row then compacted in place (a write never reaches a sum not
+    yet read), clipped to ``[lo, 1]``, exactly 1 for equal rows."""
+    m = rows_p.shape[0]
+    n = rows_r.shape[0]
+    w = _dot_tiles(units, rows_p, rows_r, acc)
+    for i in range(m):
+        for j in range(n):
+            if rows_p[i] == rows_r[j]:
+                c = 1.0
+            else:
+                c = acc[i * w + j]
+                if c < lo:
+                    c = lo
+                elif c > 1.0:
+                    c = 1.0
+            acc[i * n + j] = c
+
+
+#: Fewest cells for which :func:`cosines` splits the rows over threads (a pool costs about 0.1 ms).
+PARALLEL_CELLS = 1 << 16
+
+
+def cosines(units: np.ndarray, rows_p: np.ndarray, rows_r: np.ndarray, clip: bool, threads: int = 1) -> np.ndarray:
+    """The ``len(rows_p) x len(rows_r)`` cosine matrix of rows of ``units`` as the batch kernel computes it
+    (:func:`_cosines`: each dot product summed left to right over the dimensions, in the kernel's tiles;
+    clipped; exactly 1 for equal rows): the same bits whatever the machine, its BLAS or its thread count,
+    and the same as the kernel's for the same tokens.  ``threads``: large matrices are split by rows over that
+    many threads (each cosine is computed alone, so the bits do not depend on it).  Needs numba."""
+    units = np.ascontiguousarray(units, dtype=np.float64)
+    rows_p = np.ascontiguousarray(rows_p, dtype=np.int64)
+    rows_r = np.ascontiguousarray(rows_r, dtype=np.int64)
+    m, n = len(rows_p), len(rows_r)
+    w = -(-n // TILE) * TILE
+    lo = 0.0 if clip else -1.0
+    parts = max(1, min(int(threads), m // TILE_ROWS, m * n // PARALLEL_CELLS))
+    if parts == 1 or not n:
+        acc = np.empty(max(m * w, 1))
+        if m and n:
+            _cosine_table(units, rows_p, rows_r, lo, acc)
+        return acc[:m * n].reshape(m, n)
+    from concurrent.futures import ThreadPoolExecutor
+
+    bounds = np.linspace(0, m, parts + 1).astype(np.int64)
+    blocks = [np.empty((b - a) * w) for a, b in zip(bounds[:-1], bounds[1:])]
+    with ThreadPoolExecutor(max_workers=parts) as pool:  # the kernel releases the GIL
+        for job in [pool.submit(_cosine_table, units, rows_p[a:b], rows_r, lo, block)
+                    for a, b, block in zip(bounds[:-1], bounds[1:], blocks)]:
+            job.result()
+    return np.concatenate([block[:(b - a) * n] for a, b, block in zip(bounds[:-1], bounds[1:], blocks)]).reshape(m, n)
 
 
 @njit(cache=True, nogil=True)
@@ -361,4 +415,5 @@ def compile_kernels() -> float:
         batch_prf(units, rows, mass, offsets, ids, -np.ones(2, dtype=np.int64), np.array([[0, 1]], dtype=np.int64),
                   variant, True)
         pair_plan(units, rows[:2], rows[2:], mass[:2], mass[2:], variant, True)
+    cosines(units, rows[:2], rows[2:], True)
     return time.perf_counter() - start
