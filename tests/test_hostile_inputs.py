@@ -90,6 +90,23 @@ def test_distill_output_onto_its_code_space_is_refused_before_the_encoder_loads(
     assert _unchanged(tiny_npz, before)
 
 
+def test_distill_output_onto_its_fit_corpus_is_refused_by_the_library_before_reading_it(tmp_path, monkeypatch):
+    # The library's own check (a call that bypasses the CLI's) named the fit corpora only after reading them,
+    # and not at all: the output could replace a fit corpus.
+    pytest.importorskip("torch")
+    import wrd_score.distill as distill_module
+    import wrd_score.sentence_fit as sentence_fit
+
+    monkeypatch.setattr(sentence_fit, "collect_texts", lambda *a, **k: pytest.fail("the fit corpora were read"))
+    monkeypatch.setattr(distill_module, "load_encoder", lambda *a, **k: pytest.fail("the encoder was loaded"))
+    target = tmp_path / "sentences.npz"
+    target.write_bytes(b"a man plays\na dog runs\n")
+    before = target.read_bytes()
+    with pytest.raises(ValueError, match="is also the fit input"):
+        distill_module.distill(str(target), fit=[(str(target), "lines", None)], progress=False)
+    assert _unchanged(target, before)
+
+
 def test_validate_refuses_two_inputs_that_would_write_the_same_outputs(run_cli, tmp_path):
     for folder, human in (("a", "1\n0.5\n0"), ("b", "0.2\n0.9\n0.1")):
         (tmp_path / folder).mkdir()

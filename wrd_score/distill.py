@@ -408,15 +408,13 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     check_choice("code_method", code_method, CODE_METHODS)
     check_int("code_neighbours (--code-neighbours)", code_neighbours, maximum=MAX_CODE_NEIGHBOURS)
     sif = sif or None
-    fit_texts = None
     if fit:
+        fit_options = sentence_fit.check_fit_options(fit_options or {})
         if fit_exclude == "auto":
             fit_exclude = sentence_fit.default_held_out()
-        fit_texts, fit_pairs, fit_counts = sentence_fit.collect_texts(fit, fit_exclude)
-        fit_options = sentence_fit.check_fit_options(fit_options or {})
     if threads is not None:
         torch.set_num_threads(threads)
-    if corpora is None and fit_texts is None:
+    if corpora is None and not fit:
         corpora = default_corpora()
     if df_corpora == "auto":
         df_corpora = [(p, f) for p, f in corpora or () if f in DOCUMENT_FORMATS]
@@ -427,8 +425,13 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
             if not os.path.isfile(p):
                 raise FileNotFoundError(f"{key} corpus {p!r} does not exist")
     check_embedding_output(output, [("code_space", code_space)] + [
-        (key, p) for key, given in (("corpora", corpora), ("aggregate", aggregate), ("df_corpora", df_corpora))
+        (key, p) for key, given in (("corpora", corpora), ("aggregate", aggregate), ("df_corpora", df_corpora),
+                                    ("fit", [(path, kind) for path, kind, _ in fit or ()]))
         for p, _ in given or ()])
+    # Read after the output check: the fit corpora take seconds to minutes to read.
+    fit_texts = fit_pairs = fit_counts = None
+    if fit:
+        fit_texts, fit_pairs, fit_counts = sentence_fit.collect_texts(fit, fit_exclude)
     # Loaded before the encoder runs, so a bad path fails in seconds rather than after the distillation.
     code = StaticEmbedding.load(code_space) if code_space is not None else None
     # The table is read before the encoder runs too: an empty one is a mistake to say now, not after minutes.
