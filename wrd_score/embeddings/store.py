@@ -38,11 +38,11 @@ DEFAULT_EMBEDDING = "default"
 #: (``emb:wrd-minilm-code@sha256:1e09f7ef860e``, ``emb:wrd-minilm-distilled@sha256:d053453cf822``,
 #: ``emb:wrd-java-default@sha256:1748089c6358``) stay reproducible.
 #: The embeddings a name loads (``embedding=``): name -> what it is.
+_CF = ("MiniLM distilled into static token vectors, counter-fitted to antonyms (WordNet, Java method names), "
+       "leading verbs and negations weighted")
 NAMED_EMBEDDINGS = {
-    "default": "MiniLM distilled into static token vectors, counter-fitted to antonyms (WordNet, Java method names), "
-               "leading verbs and negations weighted: the file wrd-minilm-cf (the identifiers preset's; shipped)",
-    "wrd-minilm-cf": "MiniLM distilled into static token vectors, counter-fitted to antonyms (WordNet, Java method "
-                     "names), leading verbs and negations weighted (the default of 0.3.0; shipped)",
+    "default": f"{_CF}: the file wrd-minilm-cf (the identifiers preset's; shipped)",
+    "wrd-minilm-cf": f"{_CF} (the default of 0.3.0; shipped)",
     "wrd-minilm-code": "MiniLM distilled, aggregated over code and sentences, joined with fastText Java code vectors; "
                        "carries a document-frequency table (the default of 0.2.0; shipped)",
     "wrd-minilm-sentences": "MiniLM distilled to 256 dimensions and trained so that WRDScore on sentences follows "
