@@ -22,7 +22,7 @@ def app(space_app):
     return space_app
 
 
-DEFAULT = "Static MiniLM, the preset's file (default)"
+DEFAULT = "Static, the preset's file (default)"
 GLOVE = "GloVe 6B 50d"
 ROWS = pd.DataFrame({"prediction": ["getCount", "set artwork entry", "next char", "removeItem", "", "validate url",
                                     "is all capitalized"],

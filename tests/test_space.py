@@ -17,7 +17,7 @@ space = pytest.importorskip("wrd_score.space")
 PageOptions = space.PageOptions
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT = "Static MiniLM, the preset's file (default)"
+DEFAULT = "Static, the preset's file (default)"
 GLOVE = "GloVe 6B 50d"
 
 ROWS = [

@@ -80,7 +80,7 @@ CONTEXTUAL = "Contextual MiniLM-L6 (all-MiniLM-L6-v2)"
 #: The default entry names no file: each preset's own file applies, as in the library (naming one would override
 #: the preset's: the two presets use different files since 0.3.0); every preset's file has an entry of its own.
 EMBEDDINGS: Dict[str, Dict[str, str]] = {
-    "Static MiniLM, the preset's file (default)": {"backend": "static", "tokenizer": "identifier"},
+    "Static, the preset's file (default)": {"backend": "static", "tokenizer": "identifier"},
     "MiniLM counter-fitted, static (identifiers)": {"backend": "static", "embedding": "wrd-minilm-cf",
                                                     "tokenizer": "identifier"},
     "MiniLM fitted to sentences, static (sentences)": {"backend": "static", "embedding": "wrd-minilm-sentences",
@@ -506,7 +506,7 @@ FORMULAS = r"""
 
 A prediction $p = (\hat t_1, \dots, \hat t_m)$ and a reference $r = (t_1, \dots, t_l)$ are split into tokens
 (method names into identifier subtokens: `getCount` → `get`, `count`) and each token gets a vector and a mass
-$w$ (by default the norm of its embedding times the inverse document frequency of the token in the embedding's corpora, normalised to sum to 1 on each side).
+$w$ (with the static presets, the norm of its embedding, as in the paper; the *Token masses* option gives IDF, the embedding's corpus IDF or uniform masses instead), normalised to sum to 1 on each side.
 The optimal flow $F$ moves the reference masses onto the prediction masses at the least total cost, the cost of
 moving mass between two tokens being their cosine distance (Word Rotator's Distance):
 
