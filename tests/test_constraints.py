@@ -91,3 +91,57 @@ def test_wordnet_constraints_keep_first_senses_only():
     # rare senses (get/start: sense 12 of get; get/fetch: sense 6) and abbreviations (min/minute) are dropped
     assert not {("synonym", ("get", "start")), ("synonym", ("fetch", "get")), ("synonym", ("min", "minute"))} & found
     assert not any(pair == ("get", "set") for _, pair in found)
+
+
+# ------------------------------------------------------------------------------------------ hostile parameters
+@pytest.mark.parametrize("kwargs, message", [({"min_files": 0}, "min_files"), ({"min_repos": -3}, "min_repos"),
+                                             ({"min_dice": 7.0}, "min_dice"), ({"min_dice": float("nan")}, "min_dice")])
+def test_mining_thresholds_are_checked(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        mined_antonyms(co_declarations(ROWS), {"get", "set"}, **kwargs)
+
+
+def test_split_and_triplet_parameters_are_checked():
+    words = [("get", "fetch", "set")]
+    for kwargs, message in (({"fraction": 1.0}, "fraction"), ({"fraction": float("nan")}, "fraction"),
+                            ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed")):
+        with pytest.raises(ValueError, match=message):
+            split_constraints(CONSTRAINTS, words, **kwargs)
+    for per_triple in (0, 10**9, True):
+        with pytest.raises(ValueError, match="per_triple"):
+            build_triplets(words, co_declarations(ROWS), per_triple=per_triple)
+
+
+def test_constraints_files_are_read_with_bounded_lines_and_count(tmp_path, monkeypatch):
+    from wrd_score import constraints as module
+    from wrd_score.files import MAX_LINE_BYTES
+
+    path = tmp_path / "c.tsv"
+    path.write_text("relation\tword1\tword2\tsource\nantonym\tget\t" + "x" * (MAX_LINE_BYTES + 10))
+    with pytest.raises(ValueError, match="line 2: longer than"):
+        read_constraints(str(path))
+    write_constraints(str(path), CONSTRAINTS)
+    monkeypatch.setattr(module, "MAX_CONSTRAINTS", 2)
+    with pytest.raises(ValueError, match="more than 2 constraints"):
+        read_constraints(str(path))
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--min-code-cosine", "0.5"], "--min-code-cosine"),   # no --code-space: ignored
+    (["--per-triple", "5"], "--per-triple"),                # no --triplets: ignored
+    (["--dev-fraction", "0.3"], "--dev-fraction"),
+    (["--seed", "3"], "--seed"),
+    (["--min-dice", "7"], "--min-dice"),
+    (["--min-files", "-3"], "--min-files"),
+    (["--senses", "0"], "--senses"),
+])
+def test_cli_constraints_refuses_ignored_and_bad_options(tmp_path, capsys, argv, flag):
+    from wrd_score.cli import main
+
+    methods = tmp_path / "m.tsv"
+    methods.write_text("repo\tpath\tname\tis_test_path\nr\ta.java\tgetX\t0\n")
+    out = tmp_path / "c.tsv"
+    assert main(["constraints", "-o", str(out), "--vocabulary", "wrd-minilm-distilled", "--methods", str(methods),
+                 *argv]) == 2
+    assert flag in capsys.readouterr().err
+    assert not out.exists()

@@ -169,3 +169,65 @@ def test_the_default_file_is_the_specialised_distilled_file_with_the_02_table():
     assert record["negation"]["words"] == list(NEGATORS) and record["verbs"]["weight"] == 0.5
     i = cf.index
     assert _cos(cf.vectors.astype(np.float64), i["get"], i["set"]) <= 0.01
+
+
+# ------------------------------------------------------------------------------------------ hostile parameters
+@pytest.mark.parametrize("kwargs, message", [
+    ({"gamma": 5.0}, r"gamma must be a number in \[0, 2\]"),       # a cosine distance lies in [0, 2]
+    ({"delta": 2.5}, r"delta must be a number in \[0, 2\]"),
+    ({"rho": 3.0}, r"rho must be a number in \[0, 2\]"),
+    ({"k_antonym": 1e308}, r"k_antonym must be a number in \[0, 1\]"),  # overflowed to NaN vectors
+    ({"iterations": 0}, "iterations"),                              # constraints given, and nothing fitted
+    ({"iterations": 10**8}, "iterations"),                          # ran for hours
+])
+def test_counter_fit_parameters_are_bounded(space, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        counter_fit(*space, CONSTRAINTS, **kwargs)
+
+
+def test_a_huge_neighbourhood_is_refused_before_it_fills_memory(space, monkeypatch):
+    from wrd_score import specialize
+
+    monkeypatch.setattr(specialize, "MAX_NEIGHBOUR_PAIRS", 3)
+    with pytest.raises(ValueError, match="rho"):
+        counter_fit(*space, CONSTRAINTS, rho=2.0)  # every word is every constrained word's neighbour
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"verb_weight": float("nan")}, "verb_weight"),   # wrote a file as if the weight were 0
+    ({"verb_weight": -1.0}, "verb_weight"),
+])
+def test_verb_weight_is_checked(space, tmp_path, kwargs, message):
+    src = _tiny_npz(tmp_path / "tiny.npz", space)
+    names = tmp_path / "names.txt"
+    names.write_text("getCount\nsetCount\n")
+    with pytest.raises(ValueError, match=message):
+        specialize_file(str(src), str(tmp_path / "x.npz"), {}, name="x", verb_corpus=str(names), **kwargs)
+
+
+def test_a_step_option_without_its_step_is_refused_not_ignored(space, tmp_path):
+    src = _tiny_npz(tmp_path / "tiny.npz", space)
+    with pytest.raises(ValueError, match="verb_weight.*verb_corpus"):
+        specialize_file(str(src), str(tmp_path / "x.npz"), {}, name="x", verb_weight=0.5)
+    with pytest.raises(ValueError, match="iterations.*constraints"):
+        specialize_file(str(src), str(tmp_path / "x.npz"), {}, name="x", iterations=50)
+    assert not (tmp_path / "x.npz").exists()
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--verb-weight", "0.5"], "--verb-weight"),
+    (["--iterations", "50"], "--iterations"),
+    (["--gamma", "0.3", "--k-synonym", "0.2"], "--gamma"),
+    (["--constraints", "C", "--gamma", "5"], "--gamma"),
+    (["--constraints", "C", "--verb-weight", "nan", "--verbs", "N"], "--verb-weight"),
+])
+def test_cli_specialize_refuses_ignored_and_bad_options(space, tmp_path, capsys, argv, flag):
+    src = _tiny_npz(tmp_path / "tiny.npz", space)
+    cons = tmp_path / "c.tsv"
+    write_constraints(str(cons), CONSTRAINTS)
+    names = tmp_path / "names.txt"
+    names.write_text("getCount\nsetCount\n")
+    argv = [str(cons) if a == "C" else str(names) if a == "N" else a for a in argv]
+    assert main(["specialize", str(src), "-o", str(tmp_path / "x.npz"), "--name", "x", *argv]) == 2
+    assert flag in capsys.readouterr().err
+    assert not (tmp_path / "x.npz").exists()

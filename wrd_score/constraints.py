@@ -31,8 +31,6 @@ two letters or more take part, in the vocabulary given (the embedding's words).
 """
 from __future__ import annotations
 
-import csv
-import gzip
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -40,13 +38,15 @@ from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequenc
 
 import numpy as np
 
+from .checks import check_int, check_number
+from .files import iter_lines
 from .metrics.meteor import _load_wordnet, wordnet_folder
 from .tokenize import split_identifier
 
 __all__ = ["RELATIONS", "Constraint", "read_constraints", "write_constraints", "wordnet_constraints",
            "method_rows", "co_declarations", "mined_antonyms", "merge_constraints", "Triplet", "build_triplets", "triplet_words", "code_tokens",
            "split_constraints", "read_triplets", "write_triplets", "SYNONYM_SENSES", "MIN_FILES", "MIN_REPOS",
-           "MIN_DICE"]
+           "MIN_DICE", "MAX_CONSTRAINTS", "MAX_PER_TRIPLE"]
 
 RELATIONS = ("antonym", "synonym")
 #: A WordNet synonym pair is kept when the synset is among this many first senses of both words.
@@ -57,6 +57,12 @@ MIN_CODE_COSINE = 0.3
 MIN_FILES = 10
 MIN_REPOS = 3
 MIN_DICE = 0.05
+#: Most pairs one constraints file may hold (WordNet 3.0 has about 3,600 direct antonym pairs in all).
+MAX_CONSTRAINTS = 1_000_000
+#: Most method names per (anchor, synonym, opposite) of words in the dev triplets.
+MAX_PER_TRIPLE = 100
+#: Largest seed of the held-out split (``random.Random`` takes any integer; this is numpy's range, as elsewhere).
+MAX_SEED = 2**32 - 1
 
 
 @dataclass(frozen=True, order=True)
@@ -98,23 +104,25 @@ def write_constraints(path: str, constraints: Iterable[Constraint]) -> int:
 
 
 def read_constraints(path: str) -> List[Constraint]:
-    """Read a constraints TSV written by :func:`write_constraints` (one-line errors name the line)."""
+    """Read a constraints TSV written by :func:`write_constraints` (one-line errors name the line; lines and their
+    count are bounded: :data:`~wrd_score.files.MAX_LINE_BYTES`, :data:`MAX_CONSTRAINTS`)."""
     out: List[Constraint] = []
-    with open(path, encoding="utf-8") as handle:
-        header = handle.readline().rstrip("\n").split("\t")
-        if tuple(header[:3]) != _HEADER[:3]:
-            raise ValueError(f"{path}: not a constraints file (header {header!r}, expected {list(_HEADER)})")
-        for number, line in enumerate(handle, start=2):
-            line = line.rstrip("\n")
-            if not line:
-                continue
-            fields = line.split("\t")
-            if len(fields) < 3:
-                raise ValueError(f"{path}:{number}: expected relation, word1, word2[, source], got {line!r}")
-            try:
-                out.append(Constraint(fields[0], fields[1], fields[2], fields[3] if len(fields) > 3 else ""))
-            except ValueError as exc:
-                raise ValueError(f"{path}:{number}: {exc}") from None
+    lines = iter_lines(path, "constraints")
+    header = next(lines, "").split("\t")
+    if tuple(header[:3]) != _HEADER[:3]:
+        raise ValueError(f"{path}: not a constraints file (header {header!r}, expected {list(_HEADER)})")
+    for number, line in enumerate(lines, start=2):
+        if not line:
+            continue
+        if len(out) == MAX_CONSTRAINTS:
+            raise ValueError(f"{path}: more than {MAX_CONSTRAINTS:,} constraints (line {number})")
+        fields = line.split("\t")
+        if len(fields) < 3:
+            raise ValueError(f"{path}:{number}: expected relation, word1, word2[, source], got {line[:200]!r}")
+        try:
+            out.append(Constraint(fields[0], fields[1], fields[2], fields[3] if len(fields) > 3 else ""))
+        except ValueError as exc:
+            raise ValueError(f"{path}:{number}: {exc}") from None
     return out
 
 
@@ -147,6 +155,8 @@ def wordnet_constraints(wordnet, vocabulary: Iterable[str], senses: int = SYNONY
     ``wordnet``: an NLTK ``WordNetCorpusReader`` (:func:`load_wordnet`). ``code_space``: a
     :class:`~wrd_score.embeddings.StaticEmbedding` of code; synonyms less similar than ``min_code_cosine``
     in it are dropped (their shared sense is not the one code uses)."""
+    check_int("senses", senses, 1)
+    check_number("min_code_cosine", min_code_cosine, -1, 1)
     vocab = {w for w in vocabulary if _is_word(w)}
     out: Set[Constraint] = set()
     for synset in wordnet.all_synsets():
@@ -213,19 +223,21 @@ class MethodRow(NamedTuple):
 
 def method_rows(path: str, include_tests: bool = False) -> Iterator[MethodRow]:
     """Rows of ``java_method_names_by_file.tsv.gz`` (columns ``repo path name is_test_path``)."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = next(reader, None)
-        if header is None or header[:3] != ["repo", "path", "name"]:
-            raise ValueError(f"{path}: expected the columns repo, path, name, is_test_path, got {header!r}")
-        test_column = header.index("is_test_path") if "is_test_path" in header else None
-        for number, fields in enumerate(reader, start=2):
-            if len(fields) < 3:
-                raise ValueError(f"{path}:{number}: expected at least 3 columns, got {len(fields)}")
-            if not include_tests and test_column is not None and fields[test_column].strip() not in ("0", ""):
-                continue
-            yield MethodRow(fields[0], fields[1], fields[2])
+    lines = iter_lines(path, "methods")
+    header = next(lines, None)
+    columns = None if header is None else header.split("\t")
+    if columns is None or columns[:3] != ["repo", "path", "name"]:
+        raise ValueError(f"{path}: expected the columns repo, path, name, is_test_path, got {columns!r}")
+    test_column = columns.index("is_test_path") if "is_test_path" in columns else None
+    for number, line in enumerate(lines, start=2):
+        if not line:
+            continue
+        fields = line.split("\t")
+        if len(fields) < 3:
+            raise ValueError(f"{path}:{number}: expected at least 3 columns, got {len(fields)}")
+        if not include_tests and test_column is not None and fields[test_column].strip() not in ("0", ""):
+            continue
+        yield MethodRow(fields[0], fields[1], fields[2])
 
 
 class CoDeclarations(NamedTuple):
@@ -266,6 +278,9 @@ def mined_antonyms(counts: CoDeclarations, vocabulary: Iterable[str], synonyms: 
                    min_files: int = MIN_FILES, min_repos: int = MIN_REPOS,
                    min_dice: float = MIN_DICE) -> List[Tuple[Constraint, float, int]]:
     """Complements by the mining rule (module docstring): ``(constraint, dice, files)``, by falling Dice."""
+    check_int("min_files", min_files, 1)
+    check_int("min_repos", min_repos, 1)
+    check_number("min_dice", min_dice, 0, 1)
     vocab = {w for w in vocabulary if _is_word(w)}
     excluded = {tuple(sorted(p)) for p in synonyms}
     out = []
@@ -352,6 +367,7 @@ def build_triplets(words: Sequence[Tuple[str, str, str]], counts: CoDeclarations
     ``known=code_tokens(counts)``): for each, up to ``per_triple`` objects ``X`` declared with the anchor verb
     (``<anchor>X`` is real code), those also declared with the opposite and the synonym first, then those
     declared in most files, then by name; the synonym and opposite names substitute the verb."""
+    check_int("per_triple", per_triple, 1, MAX_PER_TRIPLE)
     by_verb: Dict[str, Set[str]] = defaultdict(set)
     for verb, obj in counts.names:
         by_verb[verb].add(obj)
@@ -375,6 +391,10 @@ def split_constraints(constraints: Sequence[Constraint], words: Sequence[Tuple[s
     drawn in a seeded order until ``fraction`` of the triplet-making antonym pairs is held out. Held out
     are those antonym pairs and the synonym pairs of their triplets (and every pair with the same stems).
     Returns the constraints left for training and the held-out (anchor, synonym, opposite) words."""
+    check_number("fraction", fraction, 0, 1)
+    if fraction == 1:
+        raise ValueError("fraction must be a number in [0, 1) (1 would hold every pair out), got 1")
+    check_int("seed", seed, 0, MAX_SEED)
     def key(a: str, b: str) -> Tuple[str, str]:
         return tuple(sorted((_stem(a), _stem(b))))  # type: ignore[return-value]
 
@@ -410,13 +430,15 @@ def write_triplets(path: str, triplets: Iterable[Triplet]) -> int:
 
 def read_triplets(path: str) -> List[Triplet]:
     out = []
-    with open(path, encoding="utf-8") as handle:
-        header = tuple(handle.readline().rstrip("\n").split("\t"))
-        if header[:3] != _TRIPLET_HEADER[:3]:
-            raise ValueError(f"{path}: not a triplets file (header {list(header)})")
-        for number, line in enumerate(handle, start=2):
-            fields = line.rstrip("\n").split("\t")
-            if len(fields) != len(_TRIPLET_HEADER):
-                raise ValueError(f"{path}:{number}: expected {len(_TRIPLET_HEADER)} columns, got {len(fields)}")
-            out.append(Triplet(fields[0], fields[1], fields[2], tuple(fields[3:6]), fields[6]))  # type: ignore[arg-type]
+    lines = iter_lines(path, "triplets")
+    header = tuple(next(lines, "").split("\t"))
+    if header[:3] != _TRIPLET_HEADER[:3]:
+        raise ValueError(f"{path}: not a triplets file (header {list(header)})")
+    for number, line in enumerate(lines, start=2):
+        fields = line.split("\t")
+        if len(fields) != len(_TRIPLET_HEADER):
+            raise ValueError(f"{path}:{number}: expected {len(_TRIPLET_HEADER)} columns, got {len(fields)}")
+        if len(out) == MAX_CONSTRAINTS:
+            raise ValueError(f"{path}: more than {MAX_CONSTRAINTS:,} triplets (line {number})")
+        out.append(Triplet(fields[0], fields[1], fields[2], tuple(fields[3:6]), fields[6]))  # type: ignore[arg-type]
     return out

@@ -36,7 +36,18 @@ from .embeddings import StaticEmbedding, unit_rows
 from .tokenize import split_identifier
 
 __all__ = ["CounterFitStats", "counter_fit", "neighbour_pairs", "NEGATORS", "verb_shares", "verb_norms", "negation_rows",
-           "specialize_file"]
+           "specialize_file", "unused_parameters", "COUNTER_FIT_DEFAULTS", "MAX_ITERATIONS", "MAX_NEIGHBOUR_PAIRS", "MAX_VERB_WEIGHT"]
+
+#: The paper's settings (Mrkšić et al. 2016), the defaults of :func:`counter_fit` and of ``wrdscore specialize``.
+COUNTER_FIT_DEFAULTS: Dict[str, float] = {"delta": 1.0, "gamma": 0.0, "rho": 0.2, "k_antonym": 0.1, "k_synonym": 0.1,
+                                          "k_vsp": 0.1, "iterations": 20}
+#: Most full-batch steps (each about 0.04 s on the 38,937-word MiniLM files; the paper's 20 converge).
+MAX_ITERATIONS = 1000
+#: Most neighbour pairs the preservation term may hold: each is a Python dict entry while searching and a row of
+#: every step after (``rho`` 0.2 finds 3,425 on the MiniLM files; ``rho`` 1 would find tens of millions).
+MAX_NEIGHBOUR_PAIRS = 2_000_000
+#: Largest verb-mass scale: 1 makes a verb weigh like a median object word.
+MAX_VERB_WEIGHT = 10.0
 
 
 @dataclass
@@ -67,6 +78,9 @@ def neighbour_pairs(units: np.ndarray, rows: np.ndarray, rho: float, block: int 
         sims = units[chunk] @ units.T
         for k, i in enumerate(chunk.tolist()):
             for j in np.flatnonzero(sims[k] > 1.0 - rho).tolist():
+                if len(found) >= MAX_NEIGHBOUR_PAIRS:
+                    raise ValueError(f"rho={rho} makes more than {MAX_NEIGHBOUR_PAIRS:,} neighbour pairs to preserve "
+                                     "(memory and time grow with them); lower rho (the paper's is 0.2)")
                 if j != i:
                     # The distance of the pair from the row of its smaller index: the same number whichever
                     # end was searched from.
@@ -84,14 +98,21 @@ def _grad(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def counter_fit(words: Sequence[str], vectors: np.ndarray, constraints: Sequence[Constraint], *,
-                delta: float = 1.0, gamma: float = 0.0, rho: float = 0.2, k_antonym: float = 0.1,
-                k_synonym: float = 0.1, k_vsp: float = 0.1, iterations: int = 20) -> Tuple[np.ndarray, CounterFitStats]:
+                delta: float = COUNTER_FIT_DEFAULTS["delta"], gamma: float = COUNTER_FIT_DEFAULTS["gamma"],
+                rho: float = COUNTER_FIT_DEFAULTS["rho"], k_antonym: float = COUNTER_FIT_DEFAULTS["k_antonym"],
+                k_synonym: float = COUNTER_FIT_DEFAULTS["k_synonym"], k_vsp: float = COUNTER_FIT_DEFAULTS["k_vsp"],
+                iterations: int = int(COUNTER_FIT_DEFAULTS["iterations"])) -> Tuple[np.ndarray, CounterFitStats]:
     """Counter-fit ``vectors`` (rows of ``words``) to ``constraints``; returns the new vectors (each row
-    with its old length) and what was done. Constraints naming a word outside ``words`` are skipped."""
-    for name, value in (("delta", delta), ("gamma", gamma), ("rho", rho), ("k_antonym", k_antonym),
-                        ("k_synonym", k_synonym), ("k_vsp", k_vsp)):
-        check_number(name, value, minimum=0)
-    check_int("iterations", iterations, minimum=0)
+    with its old length) and what was done. Constraints naming a word outside ``words`` are skipped.
+
+    ``delta``, ``gamma`` and ``rho`` are cosine distances, in [0, 2]; the weights ``k_*`` lie in [0, 1] (a step
+    moves a unit vector by at most its weight; far larger ones overflowed to NaN vectors); ``iterations`` in
+    1..:data:`MAX_ITERATIONS`."""
+    for name, value in (("delta", delta), ("gamma", gamma), ("rho", rho)):
+        check_number(name, value, 0, 2)
+    for name, value in (("k_antonym", k_antonym), ("k_synonym", k_synonym), ("k_vsp", k_vsp)):
+        check_number(name, value, 0, 1)
+    check_int("iterations", iterations, 1, MAX_ITERATIONS)
     index = {w: i for i, w in enumerate(words)}
     ant = _pairs(constraints, index, "antonym")
     syn = _pairs(constraints, index, "synonym")
@@ -211,21 +232,45 @@ def negation_rows(words: Sequence[str], vectors: np.ndarray, negators: Sequence[
     return out, changed
 
 
+def unused_parameters(given: Iterable[str], constraints: bool, verbs: bool) -> Dict[str, List[str]]:
+    """The parameters among ``given`` whose step would not run, by the missing input it needs (``constraints``,
+    ``verb_corpus``): one rule for the library and the CLI, which refuse them rather than ignore them."""
+    unused: Dict[str, List[str]] = {}
+    for name in given:
+        if name in COUNTER_FIT_DEFAULTS and not constraints:
+            unused.setdefault("constraints", []).append(name)
+        elif name == "verb_weight" and not verbs:
+            unused.setdefault("verb_corpus", []).append(name)
+    return unused
+
+
 def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence[Constraint]], *, name: str,
                     dtype: str = "float16", command: Optional[str] = None, verb_corpus: Optional[str] = None,
-                    negators: Sequence[str] = (), df_corpora: Sequence[Tuple[str, str]] = (), verb_weight: float = 1.0,
-                    **params) -> str:
+                    negators: Sequence[str] = (), df_corpora: Sequence[Tuple[str, str]] = (),
+                    verb_weight: Optional[float] = None, **params) -> str:
     """Specialise the embedding ``source`` (a name or ``.npz``) and write it to ``output`` with the same words,
     tokenizer and document-frequency table; returns the new file's sha256. Steps, each optional:
 
     1. counter-fitting to ``constraints`` (``{file: pairs}``; :func:`counter_fit` with ``params``);
     2. ``verb_corpus`` (method names, one per line, ``.gz`` allowed): role-aware norms (:func:`verb_norms`, with
        ``verb_weight``);
+       (default 1; at most :data:`MAX_VERB_WEIGHT`);
     3. ``negators``: one shared negation direction (:func:`negation_rows`), norm at least the verb step's ``R``;
     4. ``df_corpora``: a document-frequency table of these ``(path, format)`` corpora in place of the input's
        (:func:`wrd_score.distill.document_frequency_table`, as ``wrdscore distill --df-corpus`` builds it).
 
-    What was done, with the constraint files' sha256 and ``command``, goes to ``meta["specialize"]``."""
+    What was done, with the constraint files' sha256 and ``command``, goes to ``meta["specialize"]``. A step's
+    parameter given without its step is refused (it would be ignored)."""
+    unknown = sorted(set(params) - set(COUNTER_FIT_DEFAULTS))
+    if unknown:
+        raise TypeError(f"specialize_file() got unknown parameters {unknown}; counter-fitting takes "
+                        f"{sorted(COUNTER_FIT_DEFAULTS)}")
+    given = [*params, *(["verb_weight"] if verb_weight is not None else [])]
+    for step, names in unused_parameters(given, any(constraints.values()), verb_corpus is not None).items():
+        raise ValueError(f"{', '.join(names)} given without {step}: that step would not run")
+    verb_weight = 1.0 if verb_weight is None else check_number("verb_weight", verb_weight, 0, MAX_VERB_WEIGHT)
+    if negators and verb_corpus is None:
+        raise ValueError("negators need the verb step's reference norm: give verb_corpus too")
     emb = StaticEmbedding.load(source)
     if emb.has_ngrams:
         raise ValueError(f"embedding {source!r} composes unknown words from fastText n-grams, which these steps "
@@ -240,7 +285,8 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
             with open(path, "rb") as handle:
                 digest = hashlib.sha256(handle.read()).hexdigest()
             files.append({"path": os.path.basename(path), "sha256": digest, "pairs": len(group)})
-        record["counterfit"] = {"method": "counter-fitting (Mrksic et al. 2016)", "constraints": files, **params,
+        record["counterfit"] = {"method": "counter-fitting (Mrksic et al. 2016)", "constraints": files,
+                                **COUNTER_FIT_DEFAULTS, **params,
                                 **stats.as_dict()}
     reference = None
     if verb_corpus is not None:
@@ -250,8 +296,6 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
         record["verbs"] = {"corpus": os.path.basename(verb_corpus), "names": len(texts), "min_names": MIN_VERB_NAMES,
                            "weight": verb_weight, "reference_norm": reference, "grown": grown}
     if negators:
-        if reference is None:
-            raise ValueError("negators need the verb step's reference norm: give verb_corpus too")
         vectors, changed = negation_rows(emb.words, vectors, negators, reference)
         record["negation"] = {"words": changed}
     df_table, df_documents = emb.df_table, emb.df_documents

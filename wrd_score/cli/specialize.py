@@ -7,10 +7,24 @@ import os
 
 from ..constraints import read_constraints
 from ..distill import DOCUMENT_FORMATS
-from ..specialize import NEGATORS, specialize_file
+from ..specialize import COUNTER_FIT_DEFAULTS, MAX_ITERATIONS, MAX_VERB_WEIGHT, NEGATORS, specialize_file, unused_parameters
 from .distill import _corpus_arg
 from ..train import STORED_DTYPES, check_embedding_output
-from .common import choice_type
+from .common import choice_type, int_type, number_type
+
+#: Counter-fitting's flags: (help, minimum, maximum); the defaults are the library's.
+_COUNTER_FIT_FLAGS = {
+    "delta": ("antonyms pushed to this cosine distance", 0, 2),
+    "gamma": ("synonyms pulled to this cosine distance", 0, 2),
+    "rho": ("neighbours kept: original cosine distance below this", 0, 2),
+    "k_antonym": ("weight of antonym repel", 0, 1),
+    "k_synonym": ("weight of synonym attract", 0, 1),
+    "k_vsp": ("weight of vector space preservation", 0, 1),
+}
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,36 +32,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, help="the .npz to write")
     parser.add_argument("--constraints", default=[], nargs="+", metavar="TSV",
                         help="constraint files of `wrdscore constraints` (relation, word1, word2, source)")
-    parser.add_argument("--delta", type=float, default=1.0, help="antonyms pushed to this cosine distance (default 1.0)")
-    parser.add_argument("--gamma", type=float, default=0.0, help="synonyms pulled to this cosine distance (default 0.0)")
-    parser.add_argument("--rho", type=float, default=0.2,
-                        help="neighbours kept: original cosine distance below this (default 0.2)")
-    parser.add_argument("--k-antonym", type=float, default=0.1, help="weight of antonym repel (default 0.1)")
-    parser.add_argument("--k-synonym", type=float, default=0.1, help="weight of synonym attract (default 0.1)")
-    parser.add_argument("--k-vsp", type=float, default=0.1, help="weight of vector space preservation (default 0.1)")
-    parser.add_argument("--iterations", type=int, default=20, help="full-batch steps (default 20)")
+    for name, (text, low, high) in _COUNTER_FIT_FLAGS.items():
+        parser.add_argument(_flag(name), type=number_type(_flag(name), low, high), default=None,
+                            help=f"{text}, in [{low}, {high}] (default {COUNTER_FIT_DEFAULTS[name]}; needs --constraints)")
+    parser.add_argument("--iterations", type=int_type("--iterations", 1, MAX_ITERATIONS), default=None,
+                        help=f"full-batch steps, 1-{MAX_ITERATIONS:,} (default {COUNTER_FIT_DEFAULTS['iterations']}; "
+                             "needs --constraints)")
     parser.add_argument("--verbs", default=None, metavar="NAMES",
                         help="method names (one per line, .gz allowed): a word gets a norm (mass) of at least the share of the "
                              "names holding it that it starts, times the median norm of an object word")
-    parser.add_argument("--verb-weight", type=float, default=1.0,
-                        help="scale of that floor (default 1.0: a leading verb weighs like a median object word)")
+    parser.add_argument("--verb-weight", type=number_type("--verb-weight", 0, MAX_VERB_WEIGHT), default=None,
+                        help=f"scale of that floor, in [0, {MAX_VERB_WEIGHT:g}] (default 1: a leading verb weighs like a "
+                             "median object word; needs --verbs)")
     parser.add_argument("--negation", action="store_true",
                         help=f"give the negating words ({', '.join(NEGATORS)}) one direction opposite to the "
                              "vocabulary's mean and a full weight (needs --verbs)")
     parser.add_argument("--df-corpus", action="append", default=None, metavar="PATH:FORMAT",
                         help="document corpus (FORMAT identifiers|stsb) of a document-frequency table stored in place "
                              "of the input's, as `wrdscore distill --df-corpus` builds it; repeatable")
-    parser.add_argument("--dtype", default="float16", type=choice_type("--dtype", STORED_DTYPES))
+    parser.add_argument("--dtype", default="float16", type=choice_type("--dtype", STORED_DTYPES),
+                        help=f"stored precision, one of {', '.join(STORED_DTYPES)} (default float16)")
     parser.add_argument("--name", required=True, help="name recorded in signatures")
 
 
 def run(args: argparse.Namespace) -> int:
+    params = {name: getattr(args, name) for name in COUNTER_FIT_DEFAULTS if getattr(args, name) is not None}
+    given = [*params, *(["verb_weight"] if args.verb_weight is not None else [])]
+    needs = {"constraints": "--constraints", "verb_corpus": "--verbs"}
+    for step, names in unused_parameters(given, bool(args.constraints), args.verbs is not None).items():
+        raise ValueError(f"{', '.join(map(_flag, names))} given without {needs[step]}: that step would not run")
     check_embedding_output(args.output)
     constraints = {path: read_constraints(path) for path in args.constraints}
     checksum = specialize_file(args.embedding, args.output, constraints, name=args.name, dtype=args.dtype,
-                               command=getattr(args, "_command_line", None), delta=args.delta, gamma=args.gamma,
-                               rho=args.rho, k_antonym=args.k_antonym, k_synonym=args.k_synonym, k_vsp=args.k_vsp,
-                               iterations=args.iterations, verb_corpus=args.verbs, verb_weight=args.verb_weight,
+                               command=getattr(args, "_command_line", None), verb_corpus=args.verbs,
+                               verb_weight=args.verb_weight, **params,
                                negators=NEGATORS if args.negation else (),
                                df_corpora=[_corpus_arg(c, "--df-corpus", DOCUMENT_FORMATS) for c in args.df_corpus or ()])
     size = os.path.getsize(args.output) / 1e6 if os.path.isfile(args.output) else float("nan")
