@@ -139,6 +139,44 @@ def test_bad_options_name_the_argument(tiny, tmp_path, kwargs, message):
                 **kwargs)
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(blend=0.3), "blend given without aggregate"),            # wrote a file as if no blend were asked for
+    (dict(aggregate_cap=3, aggregate_min_count=2), "aggregate_min_count, aggregate_cap given without aggregate"),
+    (dict(code_method="concat"), "code_method given without code_space"),
+    (dict(code_weight=0.2, code_neighbours=3), "code_weight, code_neighbours given without code_space"),
+    (dict(df_min_count=3, df_corpora=None), "df_min_count given without df_corpora"),
+    (dict(fit_options={"epochs": 2}), "fit_options given without fit"),
+    (dict(fit_exclude=[("x.tsv", "stsb")]), "fit_exclude given without fit"),
+    (dict(teacher_cache="cache"), "teacher_cache given without fit"),
+])
+def test_a_step_option_without_its_step_is_refused_not_ignored(tiny, tmp_path, kwargs, message):
+    model_path, corpus, _ = tiny
+    with pytest.raises(ValueError, match=message):
+        distill(str(tmp_path / "x.npz"), model=str(model_path), corpora=[(str(corpus), "tokens")], progress=False,
+                **kwargs)
+    assert not (tmp_path / "x.npz").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--blend", "0.3"], "--blend given without --aggregate"),
+    (["--code-method", "concat", "--code-neighbours", "4"], "--code-method, --code-neighbours given without --code-space"),
+    (["--df-min-count", "3", "--no-df"], "--df-min-count given without --df-corpus"),
+    (["--fit-epochs", "2"], "--fit-epochs given without --fit"),
+    (["--teacher-cache", "tc"], "--teacher-cache given without --fit"),
+    (["--fit-exclude", "x.tsv:stsb"], "--fit-exclude given without --fit"),
+    (["--sif", "nan"], "--sif"),
+])
+def test_cli_distill_refuses_ignored_and_bad_options(tiny, tmp_path, capsys, argv, message):
+    from wrd_score.cli import main
+
+    model_path, corpus, _ = tiny
+    out = tmp_path / "x.npz"
+    assert main(["distill", "--model", str(model_path), "--corpus", f"{corpus}:tokens", "-o", str(out),
+                 "--no-progress", *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_cli_distill(tiny, tmp_path, capsys):
     from wrd_score.cli import main
 

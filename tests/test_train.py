@@ -59,7 +59,8 @@ def test_corpus_formats_gzip_and_fraction(names, tokens_gz):
 @pytest.mark.parametrize("method", ["word2vec", "fasttext", "svd"])
 def test_each_method_trains_saves_and_records_provenance(method, names, tmp_path):
     out = tmp_path / f"{method}.npz"
-    emb = train(names, out, method=method, corpus_format="identifiers", min_count=2, bucket=2000, epochs=3)
+    settings = {"word2vec": dict(epochs=3), "fasttext": dict(epochs=3, bucket=2000), "svd": {}}[method]
+    emb = train(names, out, method=method, corpus_format="identifiers", min_count=2, **settings)
     assert out.exists() and emb.checksum == hashlib.sha256(out.read_bytes()).hexdigest()
     back = StaticEmbedding.load(str(out))
     assert back.words == emb.words and back.vectors.dtype == np.float16
@@ -359,3 +360,18 @@ def test_convert_to_int8_on_the_command_line(tmp_path, capsys):
     capsys.readouterr()
     assert main(["convert", str(text), str(tmp_path / "v4.npz"), "--dtype", "int4"]) == 2
     assert "int8" in capsys.readouterr().err  # argparse lists the stored dtypes
+
+
+@pytest.mark.parametrize("settings, message", [
+    (dict(method="svd", negative=7), "negative given without method='word2vec' or 'fasttext'"),
+    (dict(method="svd", epochs=3, window=4), "window, epochs given without method='word2vec' or 'fasttext'"),
+    (dict(method="word2vec", bucket=10), "bucket given without method='fasttext'"),
+    (dict(method="fasttext", svd_weighting="ppmi"), "svd_weighting given without method='svd'"),
+])
+def test_a_setting_the_method_does_not_use_is_refused_not_ignored(tmp_path, settings, message):
+    """Before, ``method="svd", negative=7`` trained and wrote a file as if ``negative`` had not been given."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("get count\nset count\n" * 20)
+    with pytest.raises(ValueError, match=message):
+        train(str(corpus), str(tmp_path / "x.npz"), min_count=1, **settings)
+    assert not (tmp_path / "x.npz").exists()

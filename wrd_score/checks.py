@@ -29,7 +29,7 @@ from collections.abc import Mapping, Set
 from itertools import chain
 from typing import Any, Iterable, List, Optional, Tuple
 
-__all__ = ["InputTypeError", "unknown_message", "close_match_hint", "check_choice", "check_names", "check_int", "check_number", "check_bool", "check_text",
+__all__ = ["InputTypeError", "unknown_message", "close_match_hint", "check_choice", "check_names", "check_needs", "check_int", "check_number", "check_bool", "check_text",
            "check_texts", "read_references", "reference_lists", "check_references", "groups_of", "without_surrogates"]
 
 
@@ -83,6 +83,25 @@ def check_names(given: Iterable[str], known: Iterable[str], what: str = "option"
     for name in given:
         if name not in names:
             raise TypeError(unknown_message(what, name, known))
+
+
+def check_needs(given: Iterable[str], needs: Mapping, present: Mapping, name: Any = str) -> None:
+    """Refuse a parameter whose step would not run (an option that is ignored is a bug): ``needs[p]`` is the input
+    that parameter ``p``'s step needs, ``present[input]`` whether it was given; ``name`` spells a parameter or an
+    input in the message (a flag on the command line).
+
+    >>> check_needs(["blend"], {"blend": "aggregate"}, {"aggregate": False})
+    Traceback (most recent call last):
+    ...
+    ValueError: blend given without aggregate: that step would not run
+    """
+    unused: dict = {}
+    for parameter in given:
+        need = needs.get(parameter)
+        if need is not None and not present[need]:
+            unused.setdefault(need, []).append(parameter)
+    for need, parameters in unused.items():
+        raise ValueError(f"{', '.join(map(name, parameters))} given without {name(need)}: that step would not run")
 
 
 # ------------------------------------------------------------------------------------------- scalars

@@ -51,7 +51,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .checks import check_choice, check_int, check_number
+from .checks import check_choice, check_int, check_needs, check_number
 from .backends.contextual import ContextualBackend
 from .backends.encoder import quiet_transformers, resolve_model_path
 from .embeddings import StaticEmbedding, unit_rows
@@ -62,7 +62,7 @@ from .tokenize import TOKENIZERS, split_identifier, split_words
 from .train import CORPUS_FORMATS, Corpus, check_embedding_output
 from .weights import document_frequencies
 
-__all__ = ["POOLINGS", "DEFAULT_CORPORA", "DOCUMENT_FORMATS", "CODE_METHODS", "MAX_CODE_NEIGHBOURS", "count_tokens",
+__all__ = ["POOLINGS", "DEFAULT_CORPORA", "DOCUMENT_FORMATS", "CODE_METHODS", "MAX_CODE_NEIGHBOURS", "STEP_DEFAULTS", "STEP_NEEDS", "count_tokens",
            "encode_tokens", "max_pieces", "build_vocabulary", "postprocess", "corpus_documents", "document_frequency_table", "aggregate_units",
            "blend_aggregated", "retrofit", "concatenate_code", "save_distilled", "distill"]
 
@@ -79,6 +79,15 @@ DOCUMENT_FORMATS = ("identifiers", "stsb")
 CODE_METHODS = ("retrofit", "concat")
 #: Most code neighbours a token is retrofitted toward: the neighbour graph holds tokens x neighbours indices.
 MAX_CODE_NEIGHBOURS = 1000
+#: Defaults of the optional steps' parameters (:func:`distill`; ``None`` there means "not given").
+STEP_DEFAULTS: Dict[str, object] = {"blend": 0.5, "aggregate_min_count": 1, "aggregate_cap": 10,
+                                    "code_method": "retrofit", "code_weight": 0.5, "code_neighbours": 10,
+                                    "df_min_count": 2}
+#: The input each optional parameter's step needs: given without it, the parameter is refused, not ignored.
+STEP_NEEDS: Dict[str, str] = {"blend": "aggregate", "aggregate_min_count": "aggregate", "aggregate_cap": "aggregate",
+                              "code_method": "code_space", "code_weight": "code_space", "code_neighbours": "code_space",
+                              "df_min_count": "df_corpora", "fit_options": "fit", "fit_exclude": "fit",
+                              "teacher_cache": "fit"}
 # Word pieces that carry nothing: reserved slots and the special tokens themselves.
 _SKIP_PIECE = re.compile(r"^\[(unused\d+|PAD|UNK|CLS|SEP|MASK)\]$")
 
@@ -364,10 +373,11 @@ def load_encoder(model: str = "default"):
 
 def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[Tuple[str, str]]] = None,
             min_count: int = 5, layer: int = -1, pooling: str = "pieces", pca_dims: Optional[int] = None,
-            sif: Optional[float] = 1e-4, aggregate: Optional[Sequence[Tuple[str, str]]] = None, blend: float = 0.5,
-            aggregate_min_count: int = 1, aggregate_cap: int = 10, code_space: Optional[str] = None,
-            code_method: str = "retrofit", code_weight: float = 0.5, code_neighbours: int = 10,
-            df_corpora: Union[str, None, Sequence[Tuple[str, str]]] = "auto", df_min_count: int = 2,
+            sif: Optional[float] = 1e-4, aggregate: Optional[Sequence[Tuple[str, str]]] = None,
+            blend: Optional[float] = None, aggregate_min_count: Optional[int] = None,
+            aggregate_cap: Optional[int] = None, code_space: Optional[str] = None, code_method: Optional[str] = None,
+            code_weight: Optional[float] = None, code_neighbours: Optional[int] = None,
+            df_corpora: Union[str, None, Sequence[Tuple[str, str]]] = "auto", df_min_count: Optional[int] = None,
             dtype: str = "float16", name: str = "wrd-minilm-distilled", progress: bool = True,
             command: Optional[str] = None, fit: Optional[Sequence[Tuple[str, str, Optional[int]]]] = None,
             fit_exclude: Union[str, Sequence[Tuple[str, str]]] = "auto", fit_options: Optional[dict] = None,
@@ -392,9 +402,21 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     never enter training (``"auto"``: :func:`wrd_score.sentence_fit.default_held_out`). ``threads``: torch
     threads for the whole run (default: torch's; fixed for a byte-identical rerun). ``teacher_cache``: a
     folder keeping the encoder's sentence embeddings between runs.
+
+    A step's parameter left ``None`` takes its default (:data:`STEP_DEFAULTS`); one given without the input its
+    step needs (:data:`STEP_NEEDS`: ``blend`` without ``aggregate``, ...) is refused, not ignored.
     """
     import torch
 
+    given = {"blend": blend, "aggregate_min_count": aggregate_min_count, "aggregate_cap": aggregate_cap,
+             "code_method": code_method, "code_weight": code_weight, "code_neighbours": code_neighbours,
+             "df_min_count": df_min_count}
+    steps = {key: STEP_DEFAULTS[key] if value is None else value for key, value in given.items()}
+    blend, aggregate_min_count, aggregate_cap = steps["blend"], steps["aggregate_min_count"], steps["aggregate_cap"]
+    code_method, code_weight, code_neighbours = steps["code_method"], steps["code_weight"], steps["code_neighbours"]
+    df_min_count = steps["df_min_count"]
+    given.update(fit_options=fit_options, teacher_cache=teacher_cache,
+                 fit_exclude=None if isinstance(fit_exclude, str) and fit_exclude == "auto" else fit_exclude)
     check_choice("pooling", pooling, POOLINGS)
     for key, value in (("min_count", min_count), ("aggregate_min_count", aggregate_min_count),
                        ("aggregate_cap", aggregate_cap), ("code_neighbours", code_neighbours),
@@ -408,6 +430,9 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     check_choice("code_method", code_method, CODE_METHODS)
     check_int("code_neighbours (--code-neighbours)", code_neighbours, maximum=MAX_CODE_NEIGHBOURS)
     sif = sif or None
+    # df_corpora "auto" is known after the corpora are: checked below.
+    check_needs([key for key, value in given.items() if value is not None and key != "df_min_count"], STEP_NEEDS,
+                {"aggregate": bool(aggregate), "code_space": code_space is not None, "fit": bool(fit)})
     if fit:
         fit_options = sentence_fit.check_fit_options(fit_options or {})
         if fit_exclude == "auto":
@@ -416,8 +441,10 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
         torch.set_num_threads(threads)
     if corpora is None and not fit:
         corpora = default_corpora()
-    if df_corpora == "auto":
+    if isinstance(df_corpora, str) and df_corpora == "auto":
         df_corpora = [(p, f) for p, f in corpora or () if f in DOCUMENT_FORMATS]
+    check_needs(["df_min_count"] if given["df_min_count"] is not None else [], STEP_NEEDS,
+                {"df_corpora": bool(df_corpora)})
     for key, given in (("aggregate", aggregate), ("df_corpora", df_corpora)):
         for p, f in given or ():
             if f not in DOCUMENT_FORMATS:

@@ -29,18 +29,20 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .checks import check_int, check_number
+from .checks import check_int, check_needs, check_number
 from .constraints import Constraint
 from .distill import corpus_documents, document_frequency_table
 from .embeddings import StaticEmbedding, unit_rows
 from .tokenize import split_identifier
 
 __all__ = ["CounterFitStats", "counter_fit", "neighbour_pairs", "NEGATORS", "verb_shares", "verb_norms", "negation_rows",
-           "specialize_file", "unused_parameters", "COUNTER_FIT_DEFAULTS", "MAX_ITERATIONS", "MAX_NEIGHBOUR_PAIRS", "MAX_VERB_WEIGHT"]
+           "specialize_file", "STEP_NEEDS", "COUNTER_FIT_DEFAULTS", "MAX_ITERATIONS", "MAX_NEIGHBOUR_PAIRS", "MAX_VERB_WEIGHT"]
 
 #: The paper's settings (Mrkšić et al. 2016), the defaults of :func:`counter_fit` and of ``wrdscore specialize``.
 COUNTER_FIT_DEFAULTS: Dict[str, float] = {"delta": 1.0, "gamma": 0.0, "rho": 0.2, "k_antonym": 0.1, "k_synonym": 0.1,
                                           "k_vsp": 0.1, "iterations": 20}
+#: The input each optional parameter's step needs: given without it, the parameter is refused, not ignored.
+STEP_NEEDS: Dict[str, str] = {**{name: "constraints" for name in COUNTER_FIT_DEFAULTS}, "verb_weight": "verb_corpus"}
 #: Most full-batch steps (each about 0.04 s on the 38,937-word MiniLM files; the paper's 20 converge).
 MAX_ITERATIONS = 1000
 #: Most neighbour pairs the preservation term may hold: each is a Python dict entry while searching and a row of
@@ -232,18 +234,6 @@ def negation_rows(words: Sequence[str], vectors: np.ndarray, negators: Sequence[
     return out, changed
 
 
-def unused_parameters(given: Iterable[str], constraints: bool, verbs: bool) -> Dict[str, List[str]]:
-    """The parameters among ``given`` whose step would not run, by the missing input it needs (``constraints``,
-    ``verb_corpus``): one rule for the library and the CLI, which refuse them rather than ignore them."""
-    unused: Dict[str, List[str]] = {}
-    for name in given:
-        if name in COUNTER_FIT_DEFAULTS and not constraints:
-            unused.setdefault("constraints", []).append(name)
-        elif name == "verb_weight" and not verbs:
-            unused.setdefault("verb_corpus", []).append(name)
-    return unused
-
-
 def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence[Constraint]], *, name: str,
                     dtype: str = "float16", command: Optional[str] = None, verb_corpus: Optional[str] = None,
                     negators: Sequence[str] = (), df_corpora: Sequence[Tuple[str, str]] = (),
@@ -265,9 +255,8 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
     if unknown:
         raise TypeError(f"specialize_file() got unknown parameters {unknown}; counter-fitting takes "
                         f"{sorted(COUNTER_FIT_DEFAULTS)}")
-    given = [*params, *(["verb_weight"] if verb_weight is not None else [])]
-    for step, names in unused_parameters(given, any(constraints.values()), verb_corpus is not None).items():
-        raise ValueError(f"{', '.join(names)} given without {step}: that step would not run")
+    check_needs([*params, *(["verb_weight"] if verb_weight is not None else [])], STEP_NEEDS,
+                {"constraints": any(constraints.values()), "verb_corpus": verb_corpus is not None})
     verb_weight = 1.0 if verb_weight is None else check_number("verb_weight", verb_weight, 0, MAX_VERB_WEIGHT)
     if negators and verb_corpus is None:
         raise ValueError("negators need the verb step's reference norm: give verb_corpus too")

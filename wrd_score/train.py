@@ -35,7 +35,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Literal, Optional, Seque
 
 import numpy as np
 
-from .checks import check_choice, check_int, check_names
+from .checks import check_choice, check_int, check_names, check_needs
 from .embeddings import (MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, STORED_DTYPES, EmbeddingFormatName, StaticEmbedding,
                          StoredDtypeName, check_storable, file_sha256)
 from .files import check_output, open_input
@@ -233,7 +233,18 @@ class TrainOptions:
             checked["bucket"] = check_int("bucket", self.bucket, 1, most)
         if not isinstance(self.sample, (int, float)) or not 0.0 <= float(self.sample) < 1.0:
             raise ValueError(f"sample must be in [0, 1), got {self.sample!r}")
+        # A setting the method does not use, set away from its default, would be ignored: refused instead.
+        changed = [f.name for f in fields(self) if f.name in _METHOD_NEEDS and getattr(self, f.name) != f.default]
+        check_needs(changed, _METHOD_NEEDS, {kind: method in methods for kind, methods in _METHOD_KINDS.items()})
         return replace(self, **checked)
+
+
+#: Which methods use a setting (the others are used by all three).
+_METHOD_KINDS = {"method='word2vec' or 'fasttext'": ("word2vec", "fasttext"), "method='fasttext'": ("fasttext",),
+                 "method='svd'": ("svd",)}
+_METHOD_NEEDS = {**{name: "method='word2vec' or 'fasttext'"
+                    for name in ("window", "epochs", "architecture", "negative", "sample", "workers")},
+                 **{name: "method='fasttext'" for name in ("min_n", "max_n", "bucket")}, "svd_weighting": "method='svd'"}
 
 
 def train(corpus: PathList, output: Optional[Union[str, os.PathLike]] = None, *,

@@ -8,6 +8,7 @@ import os
 from ..constraints import (MAX_PER_TRIPLE, MAX_SEED, MIN_CODE_COSINE, MIN_DICE, MIN_FILES, MIN_REPOS, SYNONYM_SENSES, build_triplets,
                            co_declarations, load_wordnet, merge_constraints, method_rows, mined_antonyms,
                            split_constraints, triplet_words, code_tokens, wordnet_constraints, write_constraints, write_triplets)
+from ..checks import check_needs
 from ..embeddings import StaticEmbedding
 from .common import int_type, number_type
 
@@ -54,12 +55,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if (args.train_output is None) != (args.triplets is None):
         raise ValueError("--train-output and --triplets go together (the split writes both)")
-    if args.min_code_cosine is not None and args.code_space is None:
-        raise ValueError("--min-code-cosine given without --code-space: no code-space check would run")
     split = {name: getattr(args, name) for name in _SPLIT_DEFAULTS}
-    if args.triplets is None and any(v is not None for v in split.values()):
-        given = [f"--{n.replace('_', '-')}" for n, v in split.items() if v is not None]
-        raise ValueError(f"{', '.join(given)} given without --triplets: no held-out split would be made")
+    check_needs([name for name, value in {**split, "min_code_cosine": args.min_code_cosine}.items() if value is not None],
+                {"min_code_cosine": "code_space", **{name: "triplets" for name in _SPLIT_DEFAULTS}},
+                {"code_space": args.code_space is not None, "triplets": args.triplets is not None},
+                lambda name: "--" + name.replace("_", "-"))
     split = {name: _SPLIT_DEFAULTS[name] if value is None else value for name, value in split.items()}
     if split["dev_fraction"] == 1:
         raise ValueError("--dev-fraction must be in [0, 1) (1 would hold every pair out), got 1")

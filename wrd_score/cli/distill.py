@@ -5,7 +5,8 @@ import argparse
 import os
 from typing import Optional, Tuple
 
-from ..distill import CODE_METHODS, DOCUMENT_FORMATS, POOLINGS, distill
+from ..checks import check_needs
+from ..distill import CODE_METHODS, DOCUMENT_FORMATS, POOLINGS, STEP_DEFAULTS, STEP_NEEDS, distill
 from ..embeddings import STORED_DTYPES, StaticEmbedding
 from ..sentence_fit import FIT_DEFAULTS, LOSSES, TEXT_FORMATS
 from ..train import check_embedding_output
@@ -28,6 +29,14 @@ def _fit_arg(value: str) -> Tuple[str, str, Optional[int]]:
     return path, fmt, int(sample) if at else None
 
 
+#: Flags whose name is not the parameter's.
+_FLAGS = {"df_corpora": "--df-corpus"}
+
+
+def _flag(name: str) -> str:
+    return _FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, help="the .npz to write")
     parser.add_argument("--model", default="default",
@@ -42,33 +51,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pieces: mean of the token's word pieces without [CLS]/[SEP] (default); "
                              "all: with them (model2vec's distill); first: [CLS]")
     parser.add_argument("--pca-dims", type=int_type("--pca-dims"), default=None, help="PCA dimensions (default: none)")
-    parser.add_argument("--sif", type=float, default=1e-4,
+    parser.add_argument("--sif", type=number_type("--sif", 0, 1), default=1e-4,
                         help="SIF coefficient a: norms scaled by a/(a+p(w)), p(w) Zipf over the frequency rank (default 1e-4; 0: off)")
     parser.add_argument("--aggregate", action="append", default=None, metavar="PATH:FORMAT",
                         help="document corpus (FORMAT identifiers|stsb) encoded in context to aggregate each token's "
                              "vector over its occurrences (Bommasani et al. 2020); repeatable (default: none)")
-    parser.add_argument("--blend", type=number_type("--blend", 0, 1), default=0.5,
-                        help="share of the aggregated direction in each token's vector, 0..1 (default 0.5)")
-    parser.add_argument("--aggregate-min-count", type=int_type("--aggregate-min-count"), default=1,
-                        help="blend tokens aggregated at least this often (default 1)")
-    parser.add_argument("--aggregate-cap", type=int_type("--aggregate-cap"), default=10,
-                        help="occurrences aggregated per token at most; bounds the encoder's work (default 10)")
+    parser.add_argument("--blend", type=number_type("--blend", 0, 1), default=None,
+                        help=f"share of the aggregated direction in each token's vector, 0..1 (default "
+                             f"{STEP_DEFAULTS['blend']}; needs --aggregate)")
+    parser.add_argument("--aggregate-min-count", type=int_type("--aggregate-min-count"), default=None,
+                        help=f"blend tokens aggregated at least this often (default {STEP_DEFAULTS['aggregate_min_count']}; "
+                             "needs --aggregate)")
+    parser.add_argument("--aggregate-cap", type=int_type("--aggregate-cap"), default=None,
+                        help="occurrences aggregated per token at most; bounds the encoder's work (default "
+                             f"{STEP_DEFAULTS['aggregate_cap']}; needs --aggregate)")
     parser.add_argument("--code-space", default=None, metavar="EMBEDDING",
                         help="static embedding of code (name or file, e.g. wrd-java-default) whose similarities "
                              "enter the vectors (default: none)")
-    parser.add_argument("--code-method", default="retrofit", type=choice_type("--code-method", CODE_METHODS),
+    parser.add_argument("--code-method", default=None, type=choice_type("--code-method", CODE_METHODS),
                         metavar="{" + ",".join(CODE_METHODS) + "}",
                         help="retrofit: pull each token toward its code neighbours (default); concat: append the "
-                             "code vector")
-    parser.add_argument("--code-weight", type=number_type("--code-weight", 0, 1), default=0.5,
-                        help="share of the code space, 0..1 (default 0.5)")
-    parser.add_argument("--code-neighbours", type=int_type("--code-neighbours"), default=10,
-                        help="nearest code neighbours a token is retrofitted toward (default 10)")
+                             "code vector (needs --code-space)")
+    parser.add_argument("--code-weight", type=number_type("--code-weight", 0, 1), default=None,
+                        help=f"share of the code space, 0..1 (default {STEP_DEFAULTS['code_weight']}; needs --code-space)")
+    parser.add_argument("--code-neighbours", type=int_type("--code-neighbours"), default=None,
+                        help="nearest code neighbours a token is retrofitted toward (default "
+                             f"{STEP_DEFAULTS['code_neighbours']}; needs --code-space)")
     parser.add_argument("--df-corpus", action="append", default=None, metavar="PATH:FORMAT",
                         help="document corpus (FORMAT identifiers|stsb) of the document-frequency table stored "
                              "in the file; repeatable (default: the --corpus entries in those formats)")
-    parser.add_argument("--df-min-count", type=int_type("--df-min-count"), default=2,
-                        help="keep tokens in at least this many documents in the table (default 2)")
+    parser.add_argument("--df-min-count", type=int_type("--df-min-count"), default=None,
+                        help=f"keep tokens in at least this many documents in the table (default "
+                             f"{STEP_DEFAULTS['df_min_count']})")
     parser.add_argument("--no-df", dest="df", action="store_false", help="store no document-frequency table")
     parser.add_argument("--dtype", default="float16", type=choice_type("--dtype", STORED_DTYPES),
                         metavar="{" + ",".join(STORED_DTYPES) + "}")
@@ -83,21 +97,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="held-out set whose sentences never enter training (FORMAT stsb: every row; sick: the "
                           "rows that are not TRAIN); repeatable (default: STS-B dev and test, SICK trial, IdBench "
                           "under ../shared/data)")
-    fit.add_argument("--fit-loss", default=FIT_DEFAULTS["loss"], type=choice_type("--fit-loss", LOSSES),
+    fit.add_argument("--fit-loss", default=None, type=choice_type("--fit-loss", LOSSES),
                      help="mean: pooled rows against the encoder's sentence embedding (Tokenlearn's); wrd: WRDScore "
-                          "F1 of sentence pairs against the encoder's cosine; both (default)")
+                          "F1 of sentence pairs against the encoder's cosine; both (default; needs --fit)")
     for key, kind, text in (("epochs", int, "passes over the training text"), ("batch_size", int, "sentences or "
                             "pairs per step"), ("lr", float, "learning rate (sparse Adam)"),
                             ("wrd_weight", float, "weight of the wrd loss beside the mean loss"),
                             ("neighbours", int, "pairs: each sentence with one of its N nearest by the encoder"),
                             ("random_share", float, "pairs: random pairs, as a share of the sentences"),
                             ("seed", int, "seed of the order, the pairs and torch")):
-        fit.add_argument("--fit-" + key.replace("_", "-"), dest="fit_" + key, type=kind, default=FIT_DEFAULTS[key],
-                         help=f"{text} (default {FIT_DEFAULTS[key]})")
+        fit.add_argument("--fit-" + key.replace("_", "-"), dest="fit_" + key, type=kind, default=None,
+                         help=f"{text} (default {FIT_DEFAULTS[key]}; needs --fit)")
     fit.add_argument("--threads", type=int_type("--threads"), default=None,
                      help="torch threads for the whole run (default: torch's); the same count gives the same bytes")
     fit.add_argument("--teacher-cache", default=None, metavar="DIR",
-                     help="keep the encoder's sentence embeddings here between runs (default: none)")
+                     help="keep the encoder's sentence embeddings here between runs (default: none; needs --fit)")
     parser.add_argument("--no-progress", dest="progress", action="store_false")
 
 
@@ -108,7 +122,12 @@ def run(args: argparse.Namespace) -> int:
     fit = [_fit_arg(c) for c in args.fit] if args.fit else None
     fit_exclude = [_corpus_arg(c, "--fit-exclude", ("stsb", "sick")) for c in args.fit_exclude] \
         if args.fit_exclude else "auto"
-    fit_options = {key: getattr(args, "fit_" + key) for key in FIT_DEFAULTS}
+    fit_options = {key: getattr(args, "fit_" + key) for key in FIT_DEFAULTS if getattr(args, "fit_" + key) is not None}
+    given = [key for key in STEP_NEEDS if getattr(args, key, None) is not None]
+    given += [f"fit_{key}" for key in fit_options]
+    check_needs(given, {**STEP_NEEDS, **{f"fit_{key}": "fit" for key in FIT_DEFAULTS}},
+                {"aggregate": bool(aggregate), "code_space": args.code_space is not None, "fit": bool(fit),
+                 "df_corpora": args.df}, _flag)
     # Before minutes of distilling, as train does; the library checks again, naming its arguments.
     check_embedding_output(args.output, [("--code-space", args.code_space)] + [
         (flag, path) for flag, given in (("--corpus", corpora), ("--aggregate", aggregate),
@@ -123,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
                        df_corpora=df_corpora if args.df else None, df_min_count=args.df_min_count,
                        dtype=args.dtype, name=args.name, progress=args.progress,
                        command=getattr(args, "_command_line", None), fit=fit, fit_exclude=fit_exclude,
-                       fit_options=fit_options if fit else None, threads=args.threads,
+                       fit_options=fit_options or None, threads=args.threads,
                        teacher_cache=args.teacher_cache)
     if not os.path.isfile(args.output):  # a FIFO or device (-o /dev/null) cannot be read back
         print(f"wrote {args.output}: sha256 {checksum}")

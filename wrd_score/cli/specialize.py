@@ -7,7 +7,8 @@ import os
 
 from ..constraints import read_constraints
 from ..distill import DOCUMENT_FORMATS
-from ..specialize import COUNTER_FIT_DEFAULTS, MAX_ITERATIONS, MAX_VERB_WEIGHT, NEGATORS, specialize_file, unused_parameters
+from ..checks import check_needs
+from ..specialize import COUNTER_FIT_DEFAULTS, MAX_ITERATIONS, MAX_VERB_WEIGHT, NEGATORS, STEP_NEEDS, specialize_file
 from .distill import _corpus_arg
 from ..train import STORED_DTYPES, check_embedding_output
 from .common import choice_type, int_type, number_type
@@ -23,8 +24,12 @@ _COUNTER_FIT_FLAGS = {
 }
 
 
+#: Flags whose name is not the parameter's.
+_FLAGS = {"verb_corpus": "--verbs"}
+
+
 def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
+    return _FLAGS.get(name, "--" + name.replace("_", "-"))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,10 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     params = {name: getattr(args, name) for name in COUNTER_FIT_DEFAULTS if getattr(args, name) is not None}
-    given = [*params, *(["verb_weight"] if args.verb_weight is not None else [])]
-    needs = {"constraints": "--constraints", "verb_corpus": "--verbs"}
-    for step, names in unused_parameters(given, bool(args.constraints), args.verbs is not None).items():
-        raise ValueError(f"{', '.join(map(_flag, names))} given without {needs[step]}: that step would not run")
+    check_needs([*params, *(["verb_weight"] if args.verb_weight is not None else [])], STEP_NEEDS,
+                {"constraints": bool(args.constraints), "verb_corpus": args.verbs is not None}, _flag)
     check_embedding_output(args.output)
     constraints = {path: read_constraints(path) for path in args.constraints}
     checksum = specialize_file(args.embedding, args.output, constraints, name=args.name, dtype=args.dtype,
