@@ -14,6 +14,11 @@ weighted ``k_A AR + k_S SA + k_V VSP``, by the paper's update: every step moves 
 its terms' gradients (``u <- u - k ∂/∂u``, ``∂ cos(u, v)/∂u = v - (u·v) u`` for unit vectors), then
 renormalises. As in the paper, only words in a constraint and their original neighbours move.
 
+Post-specialisation (Vulić et al., NAACL 2018, "Post-Specialisation: Retrofitting Vectors of Words Unseen in
+Lexical Resources"), optional: a global map ``f`` is fitted from the original directions of the words that
+counter-fitting moved by a constraint to their counter-fitted directions, and every word in no constraint takes the
+direction ``f(original direction)`` (:func:`post_specialize`; ``linear``: least squares with a bias, float64).
+
 WRDScore's ``norm`` mass is the vector's length: each row keeps its length, only its direction moves.
 Deterministic: float64 throughout, a fixed number of full-batch steps (no sampling, no seed to set),
 pairs in sorted order and gradients summed with ``np.add.at`` in that order; the neighbour search is a
@@ -22,10 +27,11 @@ matrix product per block of rows, in float64, whose result is compared with a th
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -35,7 +41,8 @@ from .distill import corpus_documents, document_frequency_table
 from .embeddings import StaticEmbedding, unit_rows
 from .tokenize import split_identifier
 
-__all__ = ["CounterFitStats", "counter_fit", "neighbour_pairs", "NEGATORS", "verb_shares", "verb_norms", "negation_rows",
+__all__ = ["CounterFitStats", "counter_fit", "neighbour_pairs", "POST_SPECIALIZE", "linear_map", "post_specialize",
+           "NEGATORS", "verb_shares", "verb_norms", "negation_rows",
            "specialize_file"]
 
 
@@ -140,6 +147,37 @@ def counter_fit(words: Sequence[str], vectors: np.ndarray, constraints: Sequence
     return fitted, stats
 
 
+def linear_map(x: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """The affine map ``z -> [z, 1] @ W`` with ``W`` the least-squares fit of rows ``x`` to rows ``y`` (float64)."""
+    design = np.hstack([x, np.ones((len(x), 1))])
+    w, *_ = np.linalg.lstsq(design, y, rcond=None)
+    return lambda z: np.hstack([z, np.ones((len(z), 1))]) @ w
+
+
+#: Post-specialisation maps by name (``wrdscore specialize --post-specialize``).
+POST_SPECIALIZE: Dict[str, Callable] = {"linear": linear_map}
+
+
+def post_specialize(original: np.ndarray, fitted: np.ndarray, learn: np.ndarray, keep: np.ndarray,
+                    fit: Callable = linear_map) -> Tuple[np.ndarray, int]:
+    """Give the rows outside ``keep`` the direction ``f(their direction in original)`` and keep their length in
+    ``fitted`` (the norm is the mass); ``f = fit(x, y)`` is fitted on the rows ``learn``, from their directions in
+    ``original`` to those in ``fitted``. Rows in ``keep``, zero rows and rows that ``f`` maps to zero stay as in
+    ``fitted``. Returns the vectors (float64) and how many rows were mapped."""
+    learn = np.asarray(learn, dtype=np.int64)
+    if not len(learn):
+        raise ValueError("post-specialisation needs constrained words to learn its map from")
+    x, _ = unit_rows(np.asarray(original, dtype=np.float64))
+    out = np.asarray(fitted, dtype=np.float64).copy()
+    y, norms = unit_rows(out)
+    f = fit(x[learn], y[learn])
+    rest = np.setdiff1d(np.flatnonzero(norms > 0), np.asarray(keep, dtype=np.int64))
+    mapped, mapped_norms = unit_rows(np.asarray(f(x[rest]), dtype=np.float64))
+    rest, mapped = rest[mapped_norms > 0], mapped[mapped_norms > 0]
+    out[rest] = mapped * norms[rest, None]
+    return out, len(rest)
+
+
 #: Negating words (a closed class): ``isNotEmpty``, ``hasNoValue``, ``nonNull``, ``canNever``.
 NEGATORS = ("not", "no", "non", "never", "none", "nothing", "without", "cannot", "neither", "nor")
 #: A word is a leading verb of method names when it is the first word of at least this share of the distinct
@@ -214,11 +252,14 @@ def negation_rows(words: Sequence[str], vectors: np.ndarray, negators: Sequence[
 def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence[Constraint]], *, name: str,
                     dtype: str = "float16", command: Optional[str] = None, verb_corpus: Optional[str] = None,
                     negators: Sequence[str] = (), df_corpora: Sequence[Tuple[str, str]] = (), verb_weight: float = 1.0,
-                    **params) -> str:
+                    post: Optional[str] = None, **params) -> str:
     """Specialise the embedding ``source`` (a name or ``.npz``) and write it to ``output`` with the same words,
     tokenizer and document-frequency table; returns the new file's sha256. Steps, each optional:
 
-    1. counter-fitting to ``constraints`` (``{file: pairs}``; :func:`counter_fit` with ``params``);
+    1. counter-fitting to ``constraints`` (``{file: pairs}``; :func:`counter_fit` with ``params``); with ``post``
+       (a name of :data:`POST_SPECIALIZE`), post-specialisation (:func:`post_specialize`): the map is learnt from
+       the words of the pairs counter-fitting acted on (antonyms when ``k_antonym > 0``, synonyms when
+       ``k_synonym > 0``) and moves every word in no constraint;
     2. ``verb_corpus`` (method names, one per line, ``.gz`` allowed): role-aware norms (:func:`verb_norms`, with
        ``verb_weight``);
     3. ``negators``: one shared negation direction (:func:`negation_rows`), norm at least the verb step's ``R``;
@@ -233,7 +274,12 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
     vectors = np.asarray(emb.vectors, dtype=np.float64)
     record: Dict[str, object] = {"input": {"name": emb.name, "sha256": emb.checksum}, "command": command}
     pairs = [c for group in constraints.values() for c in group]
+    if post is not None and post not in POST_SPECIALIZE:
+        raise ValueError(f"post must be one of {sorted(POST_SPECIALIZE)}, got {post!r}")
+    if post is not None and not pairs:
+        raise ValueError("post-specialisation needs constraints")
     if pairs:
+        original = vectors
         vectors, stats = counter_fit(emb.words, vectors, pairs, **params)
         files = []
         for path, group in constraints.items():
@@ -242,6 +288,17 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
             files.append({"path": os.path.basename(path), "sha256": digest, "pairs": len(group)})
         record["counterfit"] = {"method": "counter-fitting (Mrksic et al. 2016)", "constraints": files, **params,
                                 **stats.as_dict()}
+        if post is not None:
+            defaults = inspect.signature(counter_fit).parameters
+            acting = {r for r, k in (("antonym", "k_antonym"), ("synonym", "k_synonym"))
+                      if params.get(k, defaults[k].default) > 0}
+            index = emb.index
+            rows = lambda cs: np.array(sorted({index[w] for c in cs for w in c.pair if w in index}),  # noqa: E731
+                                       dtype=np.int64)
+            learn = rows(c for c in pairs if c.relation in acting)
+            vectors, mapped = post_specialize(original, vectors, learn, rows(pairs), POST_SPECIALIZE[post])
+            record["post_specialize"] = {"method": f"{post} (Vulic et al. 2018)", "learnt_from": len(learn),
+                                         "relations": sorted(acting), "mapped": mapped}
     reference = None
     if verb_corpus is not None:
         texts, _ = corpus_documents(verb_corpus, "identifiers")

@@ -7,7 +7,7 @@ import os
 
 from ..constraints import read_constraints
 from ..distill import DOCUMENT_FORMATS
-from ..specialize import NEGATORS, specialize_file
+from ..specialize import NEGATORS, POST_SPECIALIZE, specialize_file
 from .distill import _corpus_arg
 from ..train import STORED_DTYPES, check_embedding_output
 from .common import choice_type
@@ -26,6 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k-synonym", type=float, default=0.1, help="weight of synonym attract (default 0.1)")
     parser.add_argument("--k-vsp", type=float, default=0.1, help="weight of vector space preservation (default 0.1)")
     parser.add_argument("--iterations", type=int, default=20, help="full-batch steps (default 20)")
+    parser.add_argument("--post-specialize", default=None, type=choice_type("--post-specialize", sorted(POST_SPECIALIZE)),
+                        help="post-specialisation (Vulic et al. 2018): a map fitted from the constrained words' original "
+                             "directions to their counter-fitted ones moves every word in no constraint (linear: least "
+                             "squares with a bias); norms kept (default: off, only constrained words and neighbours move)")
     parser.add_argument("--verbs", default=None, metavar="NAMES",
                         help="method names (one per line, .gz allowed): a word gets a norm (mass) of at least the share of the "
                              "names holding it that it starts, times the median norm of an object word")
@@ -47,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     checksum = specialize_file(args.embedding, args.output, constraints, name=args.name, dtype=args.dtype,
                                command=getattr(args, "_command_line", None), delta=args.delta, gamma=args.gamma,
                                rho=args.rho, k_antonym=args.k_antonym, k_synonym=args.k_synonym, k_vsp=args.k_vsp,
-                               iterations=args.iterations, verb_corpus=args.verbs, verb_weight=args.verb_weight,
+                               iterations=args.iterations, post=args.post_specialize, verb_corpus=args.verbs, verb_weight=args.verb_weight,
                                negators=NEGATORS if args.negation else (),
                                df_corpora=[_corpus_arg(c, "--df-corpus", DOCUMENT_FORMATS) for c in args.df_corpus or ()])
     size = os.path.getsize(args.output) / 1e6 if os.path.isfile(args.output) else float("nan")
