@@ -133,13 +133,14 @@ def ship_command(label: str, out: str, name: str) -> str:
     return " ".join(words)
 
 
-def build_files(workdir: Path) -> List[str]:
-    """Build the grid's files that are missing in ``workdir``; returns the commands (run from the repository root)."""
+def build_files(workdir: Path, labels: Optional[Sequence[str]] = None) -> List[str]:
+    """Build the grid's files (or those of ``labels``) that are missing in ``workdir``; returns the commands (run
+    from the repository root)."""
     import subprocess
 
     commands = []
     for label, (command, _) in FILES.items():
-        if command is None:
+        if command is None or (labels is not None and label not in labels):
             continue
         out = file_path(label, workdir)
         line = command.format(out=out, train=TRAIN.relative_to(REPO), names="../shared/data/java_method_names/"
@@ -446,6 +447,14 @@ def int8_table(embedding: str, variant: str, weights: str, dev_sets: Sequence[De
     return "\n".join(lines)
 
 
+def emit(text: str, markdown: Optional[str]) -> int:
+    """Print the tables, and write them to ``markdown`` too when given; the exit status."""
+    print(text)
+    if markdown:
+        Path(markdown).write_text(text + "\n", encoding="utf8")
+    return 0
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     import pickle
 
@@ -528,11 +537,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 f1 = _f1(WRDScorer(embedding=embedding, variant=variant, weights=weights), preds, refs)
                 lines.append(f"| {column} | {spearmanr(f1, human)[0]:.3f} |")
             parts += ["", "STS-B test, read once after the choice:", "", "\n".join(lines)]
-    text = "\n".join(parts)
-    print(text)
-    if args.markdown:
-        Path(args.markdown).write_text(text + "\n", encoding="utf8")
-    return 0
+    return emit("\n".join(parts), args.markdown)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ from wrd_score.cli import main
 from wrd_score import WRDScorer
 from wrd_score.constraints import Constraint, read_constraints, write_constraints
 from wrd_score.embeddings import StaticEmbedding
-from wrd_score.specialize import NEGATORS, counter_fit, negation_rows, specialize_file, verb_norms, verb_shares
+from wrd_score.specialize import (NEGATORS, counter_fit, negation_rows, post_specialize, specialize_file, verb_norms,
+                                  verb_shares)
 
 
 def _cos(v, i, j):
@@ -144,6 +145,60 @@ def test_cli_specialize(space, tmp_path, capsys):
     assert meta["counterfit"]["iterations"] == 5 and meta["command"].startswith("wrdscore specialize")
     with pytest.raises(ValueError, match="verb"):
         specialize_file(str(src), str(tmp_path / "x.npz"), {}, name="x", negators=NEGATORS)
+
+
+def test_post_specialisation_applies_the_fitted_map_to_the_other_rows_and_keeps_norms():
+    rng = np.random.default_rng(2)
+    original = rng.normal(size=(40, 8)) * rng.uniform(0.5, 3.0, size=(40, 1))
+    a, _ = np.linalg.qr(rng.normal(size=(8, 8)))  # a rotation: the counter-fitted directions are exactly x @ a
+    units = original / np.linalg.norm(original, axis=1, keepdims=True)
+    fitted = original.copy()
+    learn, keep = np.arange(20), np.arange(25)  # rows 20-24 are kept without teaching the map
+    fitted[learn] = units[learn] @ a
+    fitted[learn] *= (np.linalg.norm(original[learn], axis=1) / np.linalg.norm(fitted[learn], axis=1))[:, None]
+    out, mapped = post_specialize(original, fitted, learn, keep)
+    assert mapped == 15
+    assert np.array_equal(out[keep], fitted[keep])
+    want = units[25:] @ a
+    cos = np.einsum("ij,ij->i", out[25:], want) / np.linalg.norm(out[25:], axis=1) / np.linalg.norm(want, axis=1)
+    np.testing.assert_allclose(cos, 1.0, atol=1e-9)  # the linear map was recovered and applied
+    np.testing.assert_allclose(np.linalg.norm(out, axis=1), np.linalg.norm(original, axis=1), rtol=1e-12)
+    with pytest.raises(ValueError, match="constrained words"):
+        post_specialize(original, fitted, [], keep)
+
+
+def test_cli_post_specialize_moves_only_words_outside_the_constraints(space, tmp_path, capsys):
+    src = _tiny_npz(tmp_path / "tiny.npz", space)
+    cons = tmp_path / "c.tsv"
+    write_constraints(str(cons), CONSTRAINTS)
+    common = [str(src), "--constraints", str(cons), "--name", "cf"]
+    assert main(["specialize", *common, "-o", str(tmp_path / "plain.npz")]) == 0
+    for k in range(2):
+        assert main(["specialize", *common, "-o", str(tmp_path / f"post{k}.npz"), "--post-specialize", "linear"]) == 0
+    plain, post0, post1, source = (StaticEmbedding.load(str(tmp_path / f)) for f in
+                                   ("plain.npz", "post0.npz", "post1.npz", "tiny.npz"))
+    assert post0.vectors.tobytes() == post1.vectors.tobytes()  # deterministic
+    i = post0.index
+    for word in ("get", "set", "fetch", "start", "stop"):  # in a constraint: the counter-fitted row, unchanged
+        assert np.array_equal(post0.vectors[i[word]], plain.vectors[i[word]])
+    # "other" is in no constraint and no constrained word's neighbour: counter-fitting leaves it, the map moves it
+    assert np.array_equal(plain.vectors[i["other"]], source.vectors[i["other"]])
+    assert _cos(post0.vectors.astype(np.float64), i["other"], i["other"]) == pytest.approx(1.0)
+    assert _cos(np.vstack([post0.vectors[i["other"]], source.vectors[i["other"]]]).astype(np.float64), 0, 1) < 0.999
+    np.testing.assert_allclose(np.linalg.norm(post0.vectors.astype(np.float64), axis=1),
+                               np.linalg.norm(source.vectors.astype(np.float64), axis=1), rtol=2e-3)
+    record = post0.meta["specialize"]["post_specialize"]
+    assert record["learnt_from"] == 5 and record["relations"] == ["antonym", "synonym"]
+    assert record["mapped"] == len(post0.words) - 5 and "post_specialize" not in plain.meta["specialize"]
+    capsys.readouterr()
+    assert main(["specialize", *common, "-o", str(tmp_path / "x.npz"), "--post-specialize", "quadratic"]) == 2
+    assert "--post-specialize must be one of ['linear'], got 'quadratic'" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="post given without constraints"):
+        specialize_file(str(src), str(tmp_path / "y.npz"), {}, name="y", post="linear")
+    assert main(["specialize", str(src), "-o", str(tmp_path / "z.npz"), "--name", "z", "--post-specialize", "linear"]) == 2
+    assert "--post-specialize given without --constraints" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="post must be one of"):
+        specialize_file(str(src), str(tmp_path / "y.npz"), {}, name="y", post="quadratic")
 
 
 # ------------------------------------------------------------------------------------------ the shipped default

@@ -14,6 +14,11 @@ weighted ``k_A AR + k_S SA + k_V VSP``, by the paper's update: every step moves 
 its terms' gradients (``u <- u - k ∂/∂u``, ``∂ cos(u, v)/∂u = v - (u·v) u`` for unit vectors), then
 renormalises. As in the paper, only words in a constraint and their original neighbours move.
 
+Post-specialisation (Vulić et al., NAACL 2018, "Post-Specialisation: Retrofitting Vectors of Words Unseen in
+Lexical Resources"), optional: a global map ``f`` is fitted from the original directions of the words that
+counter-fitting moved by a constraint to their counter-fitted directions, and every word in no constraint takes the
+direction ``f(original direction)`` (:func:`post_specialize`; ``linear``: least squares with a bias, float64).
+
 WRDScore's ``norm`` mass is the vector's length: each row keeps its length, only its direction moves.
 Deterministic: float64 throughout, a fixed number of full-batch steps (no sampling, no seed to set),
 pairs in sorted order and gradients summed with ``np.add.at`` in that order; the neighbour search is a
@@ -25,24 +30,26 @@ import hashlib
 import os
 from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .checks import check_int, check_needs, check_number
+from .checks import check_choice, check_int, check_needs, check_number
 from .constraints import Constraint
 from .distill import corpus_documents, document_frequency_table
 from .embeddings import StaticEmbedding, unit_rows
 from .tokenize import split_identifier
 
-__all__ = ["CounterFitStats", "counter_fit", "neighbour_pairs", "NEGATORS", "verb_shares", "verb_norms", "negation_rows",
-           "specialize_file", "STEP_NEEDS", "COUNTER_FIT_DEFAULTS", "MAX_ITERATIONS", "MAX_NEIGHBOUR_PAIRS", "MAX_VERB_WEIGHT"]
+__all__ = ["CounterFitStats", "counter_fit", "neighbour_pairs", "POST_SPECIALIZE", "linear_map", "post_specialize",
+           "NEGATORS", "verb_shares", "verb_norms", "negation_rows", "specialize_file", "STEP_NEEDS",
+           "COUNTER_FIT_DEFAULTS", "MAX_ITERATIONS", "MAX_NEIGHBOUR_PAIRS", "MAX_VERB_WEIGHT"]
 
 #: The paper's settings (Mrkšić et al. 2016), the defaults of :func:`counter_fit` and of ``wrdscore specialize``.
 COUNTER_FIT_DEFAULTS: Dict[str, float] = {"delta": 1.0, "gamma": 0.0, "rho": 0.2, "k_antonym": 0.1, "k_synonym": 0.1,
                                           "k_vsp": 0.1, "iterations": 20}
 #: The input each optional parameter's step needs: given without it, the parameter is refused, not ignored.
-STEP_NEEDS: Dict[str, str] = {**{name: "constraints" for name in COUNTER_FIT_DEFAULTS}, "verb_weight": "verb_corpus"}
+STEP_NEEDS: Dict[str, str] = {**{name: "constraints" for name in COUNTER_FIT_DEFAULTS}, "post": "constraints",
+                              "verb_weight": "verb_corpus"}
 #: Most full-batch steps (each about 0.04 s on the 38,937-word MiniLM files; the paper's 20 converge).
 MAX_ITERATIONS = 1000
 #: Most neighbour pairs the preservation term may hold: each is a Python dict entry while searching and a row of
@@ -163,6 +170,37 @@ def counter_fit(words: Sequence[str], vectors: np.ndarray, constraints: Sequence
     return fitted, stats
 
 
+def linear_map(x: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """The affine map ``z -> [z, 1] @ W`` with ``W`` the least-squares fit of rows ``x`` to rows ``y`` (float64)."""
+    design = np.hstack([x, np.ones((len(x), 1))])
+    w, *_ = np.linalg.lstsq(design, y, rcond=None)
+    return lambda z: np.hstack([z, np.ones((len(z), 1))]) @ w
+
+
+#: Post-specialisation maps by name (``wrdscore specialize --post-specialize``).
+POST_SPECIALIZE: Dict[str, Callable] = {"linear": linear_map}
+
+
+def post_specialize(original: np.ndarray, fitted: np.ndarray, learn: np.ndarray, keep: np.ndarray,
+                    fit: Callable = linear_map) -> Tuple[np.ndarray, int]:
+    """Give the rows outside ``keep`` the direction ``f(their direction in original)`` and keep their length in
+    ``fitted`` (the norm is the mass); ``f = fit(x, y)`` is fitted on the rows ``learn``, from their directions in
+    ``original`` to those in ``fitted``. Rows in ``keep``, zero rows and rows that ``f`` maps to zero stay as in
+    ``fitted``. Returns the vectors (float64) and how many rows were mapped."""
+    learn = np.asarray(learn, dtype=np.int64)
+    if not len(learn):
+        raise ValueError("post-specialisation needs constrained words to learn its map from")
+    x, _ = unit_rows(np.asarray(original, dtype=np.float64))
+    out = np.asarray(fitted, dtype=np.float64).copy()
+    y, norms = unit_rows(out)
+    f = fit(x[learn], y[learn])
+    rest = np.setdiff1d(np.flatnonzero(norms > 0), np.asarray(keep, dtype=np.int64))
+    mapped, mapped_norms = unit_rows(np.asarray(f(x[rest]), dtype=np.float64))
+    rest, mapped = rest[mapped_norms > 0], mapped[mapped_norms > 0]
+    out[rest] = mapped * norms[rest, None]
+    return out, len(rest)
+
+
 #: Negating words (a closed class): ``isNotEmpty``, ``hasNoValue``, ``nonNull``, ``canNever``.
 NEGATORS = ("not", "no", "non", "never", "none", "nothing", "without", "cannot", "neither", "nor")
 #: A word is a leading verb of method names when it is the first word of at least this share of the distinct
@@ -237,11 +275,14 @@ def negation_rows(words: Sequence[str], vectors: np.ndarray, negators: Sequence[
 def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence[Constraint]], *, name: str,
                     dtype: str = "float16", command: Optional[str] = None, verb_corpus: Optional[str] = None,
                     negators: Sequence[str] = (), df_corpora: Sequence[Tuple[str, str]] = (),
-                    verb_weight: Optional[float] = None, **params) -> str:
+                    verb_weight: Optional[float] = None, post: Optional[str] = None, **params) -> str:
     """Specialise the embedding ``source`` (a name or ``.npz``) and write it to ``output`` with the same words,
     tokenizer and document-frequency table; returns the new file's sha256. Steps, each optional:
 
-    1. counter-fitting to ``constraints`` (``{file: pairs}``; :func:`counter_fit` with ``params``);
+    1. counter-fitting to ``constraints`` (``{file: pairs}``; :func:`counter_fit` with ``params``); with ``post``
+       (a name of :data:`POST_SPECIALIZE`), post-specialisation (:func:`post_specialize`): the map is learnt from
+       the words of the pairs counter-fitting acted on (antonyms when ``k_antonym > 0``, synonyms when
+       ``k_synonym > 0``) and moves every word in no constraint;
     2. ``verb_corpus`` (method names, one per line, ``.gz`` allowed): role-aware norms (:func:`verb_norms`, with
        ``verb_weight``);
        (default 1; at most :data:`MAX_VERB_WEIGHT`);
@@ -255,7 +296,10 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
     if unknown:
         raise TypeError(f"specialize_file() got unknown parameters {unknown}; counter-fitting takes "
                         f"{sorted(COUNTER_FIT_DEFAULTS)}")
-    check_needs([*params, *(["verb_weight"] if verb_weight is not None else [])], STEP_NEEDS,
+    if post is not None:
+        check_choice("post", post, sorted(POST_SPECIALIZE))
+    check_needs([*params, *(["verb_weight"] if verb_weight is not None else []), *(["post"] if post is not None else [])],
+                STEP_NEEDS,
                 {"constraints": any(constraints.values()), "verb_corpus": verb_corpus is not None})
     verb_weight = 1.0 if verb_weight is None else check_number("verb_weight", verb_weight, 0, MAX_VERB_WEIGHT)
     if negators and verb_corpus is None:
@@ -268,6 +312,7 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
     record: Dict[str, object] = {"input": {"name": emb.name, "sha256": emb.checksum}, "command": command}
     pairs = [c for group in constraints.values() for c in group]
     if pairs:
+        original = vectors
         vectors, stats = counter_fit(emb.words, vectors, pairs, **params)
         files = []
         for path, group in constraints.items():
@@ -277,6 +322,16 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
         record["counterfit"] = {"method": "counter-fitting (Mrksic et al. 2016)", "constraints": files,
                                 **COUNTER_FIT_DEFAULTS, **params,
                                 **stats.as_dict()}
+        if post is not None:
+            acting = {r for r, k in (("antonym", "k_antonym"), ("synonym", "k_synonym"))
+                      if params.get(k, COUNTER_FIT_DEFAULTS[k]) > 0}
+            index = emb.index
+            rows = lambda cs: np.array(sorted({index[w] for c in cs for w in c.pair if w in index}),  # noqa: E731
+                                       dtype=np.int64)
+            learn = rows(c for c in pairs if c.relation in acting)
+            vectors, mapped = post_specialize(original, vectors, learn, rows(pairs), POST_SPECIALIZE[post])
+            record["post_specialize"] = {"method": f"{post} (Vulic et al. 2018)", "learnt_from": len(learn),
+                                         "relations": sorted(acting), "mapped": mapped}
     reference = None
     if verb_corpus is not None:
         texts, _ = corpus_documents(verb_corpus, "identifiers")

@@ -8,7 +8,8 @@ import os
 from ..constraints import read_constraints
 from ..distill import DOCUMENT_FORMATS
 from ..checks import check_needs
-from ..specialize import COUNTER_FIT_DEFAULTS, MAX_ITERATIONS, MAX_VERB_WEIGHT, NEGATORS, STEP_NEEDS, specialize_file
+from ..specialize import (COUNTER_FIT_DEFAULTS, MAX_ITERATIONS, MAX_VERB_WEIGHT, NEGATORS, POST_SPECIALIZE, STEP_NEEDS,
+                          specialize_file)
 from .distill import _corpus_arg
 from ..train import STORED_DTYPES, check_embedding_output
 from .common import choice_type, int_type, number_type
@@ -25,7 +26,7 @@ _COUNTER_FIT_FLAGS = {
 
 
 #: Flags whose name is not the parameter's.
-_FLAGS = {"verb_corpus": "--verbs"}
+_FLAGS = {"verb_corpus": "--verbs", "post": "--post-specialize"}
 
 
 def _flag(name: str) -> str:
@@ -43,6 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--iterations", type=int_type("--iterations", 1, MAX_ITERATIONS), default=None,
                         help=f"full-batch steps, 1-{MAX_ITERATIONS:,} (default {COUNTER_FIT_DEFAULTS['iterations']}; "
                              "needs --constraints)")
+    parser.add_argument("--post-specialize", default=None, type=choice_type("--post-specialize", sorted(POST_SPECIALIZE)),
+                        help="post-specialisation (Vulic et al. 2018): a map fitted from the constrained words' original "
+                             "directions to their counter-fitted ones moves every word in no constraint (linear: least "
+                             "squares with a bias); norms kept (default: off, only constrained words and neighbours move)")
     parser.add_argument("--verbs", default=None, metavar="NAMES",
                         help="method names (one per line, .gz allowed): a word gets a norm (mass) of at least the share of the "
                              "names holding it that it starts, times the median norm of an object word")
@@ -62,13 +67,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     params = {name: getattr(args, name) for name in COUNTER_FIT_DEFAULTS if getattr(args, name) is not None}
-    check_needs([*params, *(["verb_weight"] if args.verb_weight is not None else [])], STEP_NEEDS,
+    given = [*params, *(["verb_weight"] if args.verb_weight is not None else []),
+             *(["post"] if args.post_specialize is not None else [])]
+    check_needs(given, STEP_NEEDS,
                 {"constraints": bool(args.constraints), "verb_corpus": args.verbs is not None}, _flag)
     check_embedding_output(args.output)
     constraints = {path: read_constraints(path) for path in args.constraints}
     checksum = specialize_file(args.embedding, args.output, constraints, name=args.name, dtype=args.dtype,
                                command=getattr(args, "_command_line", None), verb_corpus=args.verbs,
-                               verb_weight=args.verb_weight, **params,
+                               verb_weight=args.verb_weight, post=args.post_specialize, **params,
                                negators=NEGATORS if args.negation else (),
                                df_corpora=[_corpus_arg(c, "--df-corpus", DOCUMENT_FORMATS) for c in args.df_corpus or ()])
     size = os.path.getsize(args.output) / 1e6 if os.path.isfile(args.output) else float("nan")
