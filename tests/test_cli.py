@@ -717,3 +717,34 @@ def test_paired_tests_at_the_fewest_resamples_raise_no_numpy_warnings(tmp_path, 
             code, out, err = run_cli(capsys, "score", "-c", base, "-c", same, "-r", refs, flag, f"{flag}-n", "40",
                                      "--confidence-n", "40")
             assert code == 0 and err == "" and out.splitlines()[-1].split()[-1] == "1.0000", (flag, out, err)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--confidence-n", "500"], "--confidence-n given without --confidence, --paired-bs or --paired-ar"),
+    (["--seed", "3"], "--seed given without --confidence, --paired-bs or --paired-ar"),
+    (["--paired-bs-n", "100"], "--paired-bs-n given without --paired-bs"),
+    (["--confidence", "--paired-ar-n", "100"], "--paired-ar-n given without --paired-ar"),
+])
+def test_score_refuses_a_resampling_setting_it_would_ignore(tmp_path, capsys, argv, message):
+    """Before, `--confidence-n 500` without --confidence printed the plain score as if it had not been given."""
+    from wrd_score import cli
+
+    cands, refs = tmp_path / "c.txt", tmp_path / "r.txt"
+    cands.write_text("getCount\n")
+    refs.write_text("size\n")
+    assert cli.main(["score", "-c", str(cands), "-r", str(refs), "--files", "-q", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--chrf-word-order", "2"], "--chrf-word-order given without chrf in --metrics"),
+    (["--moverscore-no-idf"], "--moverscore-no-idf given without moverscore in --metrics"),
+    (["--exact-match-rule", "sequence"], "--exact-match-rule given without exact-match in --metrics"),
+    (["--bertscore-idf"], "--bertscore-idf given without bertscore in --metrics"),
+])
+def test_compare_names_the_flag_of_a_metric_not_asked_for(capsys, argv, message):
+    """Before, the refusal listed the library's internal option names and said nothing of --metrics."""
+    from wrd_score import cli
+
+    assert cli.main(["compare", "-c", "getCount", "-r", "size", "--metrics", "wrdscore,rouge1", *argv]) == 2
+    assert message in capsys.readouterr().err

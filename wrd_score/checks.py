@@ -93,7 +93,7 @@ def check_needs(given: Iterable[str], needs: Mapping, present: Mapping, name: An
     >>> check_needs(["blend"], {"blend": "aggregate"}, {"aggregate": False})
     Traceback (most recent call last):
     ...
-    ValueError: blend given without aggregate: that step would not run
+    ValueError: blend given without aggregate: it would be ignored
     """
     unused: dict = {}
     for parameter in given:
@@ -101,7 +101,7 @@ def check_needs(given: Iterable[str], needs: Mapping, present: Mapping, name: An
         if need is not None and not present[need]:
             unused.setdefault(need, []).append(parameter)
     for need, parameters in unused.items():
-        raise ValueError(f"{', '.join(map(name, parameters))} given without {name(need)}: that step would not run")
+        raise ValueError(f"{', '.join(map(name, parameters))} given without {name(need)}: it would be ignored")
 
 
 # ------------------------------------------------------------------------------------------- scalars

@@ -6,6 +6,7 @@ import json
 import sys
 from typing import Tuple
 
+from ..checks import check_needs
 from ..deps import require
 from ..files import write_table
 from ..metrics import COMPARED, MOVERSCORE_FORMS, compare, metric_help, metric_names
@@ -57,6 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_metric_arguments(parser)
 
 
+#: Flags whose name is not their option's.
+_FLAGS = {"moverscore_idf": "--moverscore-no-idf", "exact-match_rule": "--exact-match-rule"}
+
+
 def run(args: argparse.Namespace) -> int:
     metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
     if metrics == ("all",):
@@ -77,8 +82,12 @@ def run(args: argparse.Namespace) -> int:
              "rouge_split_identifiers": args.rouge_split_identifiers or None,
              "rouge_use_stemmer": args.rouge_use_stemmer or None, "chrf_word_order": args.chrf_word_order,
              "exact-match_rule": args.exact_match_rule}
-    # Only the sibling flags the user set: compare() refuses options of a metric not asked for.
+    # Only the sibling flags the user set; one of a metric not asked for would be ignored: refused, naming the flag.
     sibling = {key: value for key, value in given.items() if value is not None}
+    family = {key: key.split("_")[0] for key in given}
+    check_needs(sibling, {key: f"{name} in --metrics" for key, name in family.items()},
+                {f"{name} in --metrics": any(m.startswith(name) for m in metrics) for name in family.values()},
+                lambda name: name if " " in name else _FLAGS.get(name, "--" + name.replace("_", "-")))
     table = compare(predictions, references, metrics, **options_from_args(args), **sibling)
     signatures = table.pop("signatures")
     corpus = table.pop("corpus", {})

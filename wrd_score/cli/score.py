@@ -17,6 +17,7 @@ from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from tqdm import tqdm  # not tqdm.auto: this is a terminal tool
 
+from ..checks import check_needs
 from ..files import STDIN, Pair, atomic_write, check_output, write_json
 from ..scorer import WRDScorer
 from ..shards import write_shard
@@ -91,22 +92,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sig.add_argument("--confidence", action="store_true",
                      help="95%% confidence intervals of mean P, R and F1 (percentile bootstrap); keeps 8 bytes "
                           "per score in memory")
-    sig.add_argument("--confidence-n", type=int, default=1000, metavar="N",
+    sig.add_argument("--confidence-n", type=int, default=None, metavar="N",
                      help=f"bootstrap resamples for the confidence intervals, at least {MIN_RESAMPLES} "
-                          "(default: %(default)s)")
+                          f"(default: {_RESAMPLING_DEFAULTS['confidence_n']}; with --confidence, --paired-bs or --paired-ar)")
     sig.add_argument("--paired-bs", action="store_true",
                      help="paired bootstrap test of each system (-c after the first) against the baseline "
                           "(the first -c) on the same references; shows F1 with 95%% intervals")
-    sig.add_argument("--paired-bs-n", type=int, default=1000, metavar="N",
-                     help="bootstrap resamples for the paired test (default: %(default)s)")
+    sig.add_argument("--paired-bs-n", type=int, default=None, metavar="N",
+                     help=f"bootstrap resamples for the paired test (default: {_RESAMPLING_DEFAULTS['paired_bs_n']}; "
+                          "with --paired-bs)")
     sig.add_argument("--paired-ar", action="store_true",
                      help="paired approximate randomisation test instead (scipy.stats.permutation_test: each "
                           "example's two scores swapped at random)")
-    sig.add_argument("--paired-ar-n", type=int, default=10_000, metavar="N",
-                     help="random swaps for --paired-ar (default: %(default)s, as sacreBLEU)")
-    sig.add_argument("--seed", type=int_type("--seed", 0), default=0,
-                     help="seed of numpy.random.default_rng for all resampling (default: %(default)s)")
+    sig.add_argument("--paired-ar-n", type=int, default=None, metavar="N",
+                     help=f"random swaps for --paired-ar (default: {_RESAMPLING_DEFAULTS['paired_ar_n']:,}, as sacreBLEU)")
+    sig.add_argument("--seed", type=int_type("--seed", 0), default=None,
+                     help=f"seed of numpy.random.default_rng for all resampling (default: {_RESAMPLING_DEFAULTS['seed']}; "
+                          "with --confidence, --paired-bs or --paired-ar)")
     add_metric_arguments(parser)
+
+
+#: Resampling settings, and what each needs: given without it, it would be ignored (refused instead).
+_RESAMPLING_DEFAULTS = {"confidence_n": 1000, "paired_bs_n": 1000, "paired_ar_n": 10_000, "seed": 0}
+_RESAMPLING_NEEDS = {"confidence_n": "--confidence, --paired-bs or --paired-ar", "paired_bs_n": "--paired-bs",
+                     "paired_ar_n": "--paired-ar", "seed": "--confidence, --paired-bs or --paired-ar"}
 
 
 def _stdin_candidates(args: argparse.Namespace) -> None:
@@ -130,6 +139,13 @@ def _check_args(args: argparse.Namespace) -> None:
         raise ValueError(f"-b/--score-only prints the score alone; it cannot be combined with {other}")
     if args.json and args.per_example:
         raise ValueError("--json already holds the per-example scores; give --json or --per-example, not both")
+    resampling = ("--confidence, --paired-bs or --paired-ar", args.confidence or args.paired_bs or args.paired_ar)
+    check_needs([key for key in _RESAMPLING_DEFAULTS if getattr(args, key) is not None], _RESAMPLING_NEEDS,
+                {resampling[0]: resampling[1], "--paired-bs": args.paired_bs, "--paired-ar": args.paired_ar},
+                lambda name: name if name.startswith("--") else "--" + name.replace("_", "-"))
+    for key, value in _RESAMPLING_DEFAULTS.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
     for flag, value in (("--confidence-n", args.confidence_n), ("--paired-bs-n", args.paired_bs_n),
                         ("--paired-ar-n", args.paired_ar_n)):
         check_resamples(value, flag)
