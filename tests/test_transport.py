@@ -602,3 +602,63 @@ def test_the_batch_kernel_and_the_pot_path_read_p_and_r_off_a_plan_by_one_rule(v
         assert prf_from_plan(cos, plan[2], mass_p, variant) == plan[:2]
         compared += 1
     assert compared > 250, compared
+
+
+def test_emd_plan_is_ot_emds_plan():
+    """emd_plan calls POT's compiled solver itself where the POT release is one whose ot.emd path it knows
+    (transport.pot._DIRECT_RELEASES): the plan must be ot.emd's, bit for bit, on random problems and on
+    tie-heavy ones (few cost values, equal masses, repeated rows), with masses whose sums differ in the last
+    bits (ot.emd rescales one side), and where it hands the problem to ot.emd (a zero mass)."""
+    import warnings
+
+    import ot
+
+    from wrd_score.transport import pot
+
+    rng = np.random.default_rng(33)
+    direct = bool(pot._direct_solver())
+    release = tuple(int(x) for x in ot.__version__.split(".")[:3] if x.isdigit())
+    assert direct == (release in pot._DIRECT_RELEASES), ot.__version__
+    calls = []
+    if direct:  # count the problems that took the direct path
+        solver, check = pot._direct
+        pot._direct = (lambda *args: calls.append(1) or solver(*args), check)
+    try:
+        problems = 0
+        for trial in range(400):
+            m, n = (int(k) for k in rng.integers(1, 40 if trial % 10 else 160, size=2))
+            kind = trial % 4
+            if kind == 0:
+                cost = rng.random((m, n))
+            elif kind == 1:  # many ties
+                cost = rng.choice([0.0, 0.5, 1.0], size=(m, n))
+            elif kind == 2:  # repeated rows and columns, equal masses
+                cost = rng.choice([0.0, 0.25, 1.0], size=(m, 1)) + rng.choice([0.0, 0.25], size=(1, n))
+            else:  # cosine-like costs of unit vectors, some equal
+                units = rng.standard_normal((6, 5))
+                units /= np.linalg.norm(units, axis=1)[:, None]
+                cost = 1.0 - units[rng.integers(0, 6, m)] @ units[rng.integers(0, 6, n)].T
+            mass_p = np.full(m, 1.0 / m) if kind == 2 else rng.random(m) + 0.01
+            mass_r = np.full(n, 1.0 / n) if kind == 2 else rng.random(n) + 0.01
+            mass_p, mass_r = mass_p / mass_p.sum(), mass_r / mass_r.sum()
+            if trial % 7 == 3:
+                mass_r = mass_r * (1 + 1e-9)  # sums that differ: ot.emd rescales the reference side
+            if trial % 11 == 5 and m > 1:
+                mass_p[0] = 0.0
+                mass_p /= mass_p.sum()  # a zero mass: ot.emd's own path
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # neither may stop short of the optimum
+                want = ot.emd(mass_p, mass_r, cost, numItermax=max(100_000, 50 * (m + n) ** 2))
+                got = pot.emd_plan(mass_p, mass_r, cost)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert np.array_equal(got.view(np.int64), want.view(np.int64)), (trial, m, n)
+            problems += 1
+    finally:
+        if direct:
+            pot._direct = (solver, check)
+    assert problems == 400
+    if direct:
+        assert 300 < len(calls) < 400, len(calls)
+    # ot.emd's error for masses of different totals is kept.
+    with pytest.raises(AssertionError, match="same sum"):
+        pot.emd_plan(np.array([0.5, 0.5]), np.array([0.9]), np.zeros((2, 1)))
