@@ -43,7 +43,7 @@ __all__ = ["HAVE_NUMBA", "HAVE_WIDE", "TILE", "TILE_ROWS", "WIDE", "WIDE_ROWS", 
            "wide_tile_reference", "widen_row"]
 
 #: Lanes of one tile of the kernel's cosines (:func:`tile`): 4 reference tokens side by side in a vector
-#: register.
+#: register (``<4 x double>``: any x86-64 processor with AVX, and the only tiles where there is no AVX-512).
 TILE = 4
 #: Most rows of one tile: many sums in flight keep both vector adders busy (an add takes 3 cycles on
 #: the AMD EPYC measured; 4 sums left them idle a third of the time) and share the gather of the 4
@@ -58,15 +58,14 @@ WIDE_ROWS = 12
 
 
 def _has_avx512() -> bool:
-    """Whether numba compiles for a processor with AVX-512 (32 registers of 8 doubles): the host's, or the one
-    ``NUMBA_CPU_NAME``/``NUMBA_CPU_FEATURES`` name."""
+    """Whether numba compiles for a processor with AVX-512 (32 registers of 8 doubles): the features it compiles
+    for are the host's, or those ``NUMBA_CPU_FEATURES`` names (as numba's own code generator reads them)."""
     try:
-        from numba.core import config
         from llvmlite import binding
+        from numba.core import config
 
-        if config.CPU_NAME and config.CPU_NAME != "host":
-            return "+avx512f" in (config.CPU_FEATURES or "").split(",")
-        return bool(binding.get_host_cpu_features().get("avx512f", False))
+        features = config.CPU_FEATURES if config.CPU_FEATURES is not None else binding.get_host_cpu_features().flatten()
+        return "+avx512f" in features.split(",")
     except Exception:  # pragma: no cover - no numba, or an llvmlite that cannot tell: the 4-lane tiles only
         return False
 
