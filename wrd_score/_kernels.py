@@ -57,23 +57,12 @@ WIDE = 8
 WIDE_ROWS = 12
 
 
-def _has_avx512() -> bool:
-    """Whether numba compiles for a processor with AVX-512 (32 registers of 8 doubles): the features it compiles
-    for are the host's, or those ``NUMBA_CPU_FEATURES`` names (as numba's own code generator reads them)."""
-    try:
-        from llvmlite import binding
-        from numba.core import config
-
-        features = config.CPU_FEATURES if config.CPU_FEATURES is not None else binding.get_host_cpu_features().flatten()
-        return "+avx512f" in features.split(",")
-    except Exception:  # pragma: no cover - no numba, or an llvmlite that cannot tell: the 4-lane tiles only
-        return False
-
-
 #: Whether the wide tiles may be used (:func:`wrd_score.transport.batch._dot_tiles` then takes them where its cost
-#: model finds them cheaper).  Elsewhere an ``<8 x double>`` would be split into two ``<4 x double>``: the same
-#: sums, the same bits, no faster than the 4-lane tiles, so only the tests run them there.
-HAVE_WIDE = HAVE_NUMBA and _has_avx512()
+#: model finds them cheaper): numba compiles for a processor with AVX-512 (32 registers of 8 doubles), as the
+#: features its code generator reads say (``NUMBA_CPU_FEATURES``, else the host's).  Elsewhere an ``<8 x double>``
+#: would be split into two ``<4 x double>``: the same sums, the same bits, no faster than the 4-lane tiles, so only
+#: the tests run them there.  Set below, where numba is.
+HAVE_WIDE = False
 
 
 def tile_reference(units, rows_a, i, count, rows_b, j, acc, at, w):  # pragma: no cover - the compiled twin runs
@@ -135,7 +124,11 @@ def prefetch_row_reference(table, row):  # pragma: no cover - the compiled twin 
 if HAVE_NUMBA:
     from llvmlite import ir
     from numba import types
+    from numba.core import codegen, config
     from numba.extending import intrinsic
+
+    HAVE_WIDE = "+avx512f" in (config.CPU_FEATURES if config.CPU_FEATURES is not None
+                               else codegen.get_host_cpu_features()).split(",")
 
     def ir_loop(builder, start, stop, step, carried, name, body):
         """Emit in LLVM IR ``for k in range(start, stop - step + 1, step)`` (i64 values) carrying the values
