@@ -63,7 +63,7 @@ def _kernel_harness():
         from wrd_score import transport
         from wrd_score.transport import batch, simplex as solver
 
-        cosines, simplex, same_bag = batch._cosines, solver.simplex, batch._same_bag
+        cosines, simplex, same_bag, wide = batch._cosines, solver.simplex, batch._same_bag, batch._WIDE
         tree_len = solver.tree_len
 
         @njit
@@ -74,7 +74,7 @@ def _kernel_harness():
             cells = min(size * size, transport.MAX_CELLS)
             cos, C, x, keys = np.empty(cells), np.empty(cells), np.empty(cells), np.empty(cells)
             basic = np.empty(cells, dtype=np.bool_)
-            acc = np.empty(cells + 6 * size + 9)
+            acc = np.empty(cells + 14 * size + 49)
             u, v, alpha, beta = np.empty(size), np.empty(size), np.empty(size), np.empty(size)
             row_seen, col_seen = np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.bool_)
             queue, parent = np.empty(2 * size, dtype=np.int64), np.empty(2 * size, dtype=np.int64)
@@ -88,7 +88,7 @@ def _kernel_harness():
                 if m == 0 or n == 0 or m * n > cells or (m == n and same_bag(rp, rr, mp, mr, a == b, queue, parent)):
                     continue
                 cm, Cm = cos[:m * n].reshape((m, n)), C[:m * n].reshape((m, n))
-                cosines(units, rp, rr, 0.0, cm, Cm, acc)
+                cosines(units, rp, rr, 0.0, cm, Cm, acc, wide)
                 if stage >= 2 and m > 1 and n > 1:
                     simplex(mp, mr, Cm, m, n, x[:m * n].reshape((m, n)), basic[:m * n].reshape((m, n)), u, v,
                             row_seen, col_seen, queue, parent, path_i, path_j, alpha, beta, tree, keys, 50 * (m + n) * (m + n))

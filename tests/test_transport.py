@@ -229,52 +229,81 @@ def test_scorer_num_threads_option_and_empty_texts():
 def test_kernel_cosines_are_the_plain_ordered_sums(d):
     # Scores are pinned bit for bit (benchmarks/fingerprint.py): every cosine must be the plain sum
     # over the dimensions in order, from 0.0, one product then one addition at a time, also where the
-    # kernel's 4 x 4 vector tiles pad a side to a multiple of 4 with repeats of its last token, and
-    # where they run transposed.
+    # kernel's vector tiles (4 lanes, or 8 where the processor has AVX-512) pad a side to a multiple of
+    # their lanes with repeats of its last token, and where they run transposed.  Both kinds of tile run
+    # here on any processor (without AVX-512 an <8 x double> is two <4 x double>: the same operations).
     rng = np.random.default_rng(d)
     units = rng.standard_normal((30, d))
     units /= np.linalg.norm(units, axis=1)[:, None]
-    # Tiles of every row count up to TILE_ROWS (17 = 8 + 9, 30 = 10 + 10 + 10), in both orientations
-    # ((3, 7), (4, 13), (12, 1) and (16, 5), among others, are tiled transposed: the reference side
-    # as the rows).
+
+    def plain(rows_p, rows_r, lo):
+        want = np.empty((len(rows_p), len(rows_r)))
+        for i, a in enumerate(rows_p):
+            for j, b in enumerate(rows_r):
+                total = 0.0
+                for k in range(d):
+                    total += float(units[a, k]) * float(units[b, k])
+                want[i, j] = total if lo is None else 1.0 if a == b else min(max(total, lo), 1.0)
+        return want
+
+    # The tiles themselves: every row count of both kinds (up to 2 * rows + 1: tiles split evenly), 1 to
+    # 17 columns (every padding), each column block of the wide tiles packed once for all its tiles.
+    for wide, most in ((False, batch.TILE_ROWS), (True, batch.WIDE_ROWS)):
+        for m in range(1, 2 * most + 2):
+            n = 1 + (m * 5) % 17
+            rows_a, rows_b = rng.integers(0, 30, m).astype(np.int64), rng.integers(0, 30, n).astype(np.int64)
+            acc = np.full((m + 7) * (n + 7), np.nan)
+            w = batch._dot_tiles(units, rows_a, rows_b, acc, wide)
+            assert w == -(-n // (batch.WIDE if wide else batch.TILE)) * (batch.WIDE if wide else batch.TILE)
+            got = acc[:m * w].reshape(m, w)[:, :n]
+            want = plain(rows_a, rows_b, None)  # the sums themselves
+            same = rows_a[:, None] == rows_b[None, :]
+            np.testing.assert_array_equal(got[~same], want[~same], err_msg=f"wide={wide} {m} x {n}")
+    # Through _cosines: tiles of every row count up to TILE_ROWS (17 = 8 + 9, 30 = 10 + 10 + 10) or
+    # WIDE_ROWS, in both orientations ((3, 7), (4, 13), (12, 1) and (16, 5), among others, are tiled
+    # transposed: the reference side as the rows), with the 4-lane tiles only (WIDE_NEVER), the wide
+    # ones only (WIDE_ALWAYS), and as the processor here takes them.
     shapes = [(1, 1), (2, 3), (3, 7), (4, 4), (5, 6), (9, 4), (4, 13), (11, 10), (3, 1), (6, 2), (13, 3),
               (7, 7), (8, 8), (10, 10), (17, 17), (1, 12), (12, 1), (5, 16), (16, 5), (3, 4), (30, 30), (11, 11),
-              (12, 12), (13, 13), (14, 14)]
-    swapped = {(m, n): batch._tile_cost(n, m) < batch._tile_cost(m, n) for m, n in shapes}
-    assert set(swapped.values()) == {True, False}
-    tile_rows = set()  # the row counts of the tiles, split as _dot_tiles splits them
-    for (m, n), swap in swapped.items():
-        rows = n if swap else m
-        tiles = -(-rows // batch.TILE_ROWS)
-        tile_rows |= {(t + 1) * rows // tiles - t * rows // tiles for t in range(tiles)}
-    assert tile_rows == set(range(1, batch.TILE_ROWS + 1)), tile_rows
+              (12, 12), (13, 13), (14, 14), (9, 25), (25, 9), (23, 23)]
     cases = []
-    for m, n in shapes:
-        rows_p = rng.integers(0, 30, size=m).astype(np.int64)
-        rows_r = rng.integers(0, 30, size=n).astype(np.int64)
+    for m, n in shapes:  # distinct rows on each side, so that the tiles' shapes are the ones listed
+        rows_p = rng.choice(30, size=m, replace=False).astype(np.int64)
+        rows_r = rng.choice(30, size=n, replace=False).astype(np.int64)
         rows_r[0] = rows_p[-1]  # an equal row: exactly 1
         cases.append((rows_p, rows_r))
+    for cost, most in ((batch._tile_cost, batch.TILE_ROWS), (batch._wide_cost, batch.WIDE_ROWS)):
+        swapped = {(m, n): cost(n, m) < cost(m, n) for m, n in shapes}
+        assert set(swapped.values()) == {True, False}
+        tile_rows = set()  # the row counts of the tiles, split as _dot_tiles splits them
+        for (m, n), swap in swapped.items():
+            rows = n if swap else m
+            tiles = -(-rows // most)
+            tile_rows |= {(t + 1) * rows // tiles - t * rows // tiles for t in range(tiles)}
+        assert tile_rows >= set(range(1, most + 1)), (most, tile_rows)
     # Repeated tokens are tiled once (9 rows of 3 distinct tokens: one tile, not two), with or
     # without repeats on the other side.
     cases += [(np.array(p, dtype=np.int64), np.array(r, dtype=np.int64)) for p, r in [
         ([5, 5, 5, 2, 5, 2, 7, 5, 5], [2, 2, 9, 2]), ([4, 8], [1, 1, 1, 1, 1, 1, 1, 1, 1, 3]), ([6] * 20, [6] * 3)]]
+    cases += [(rng.integers(0, 30, m).astype(np.int64), rng.integers(0, 30, n).astype(np.int64))
+              for m, n in [(20, 20), (30, 9), (40, 40)]]
     assert sum(len(set(p.tolist())) < len(p) or len(set(r.tolist())) < len(r) for p, r in cases) > 6
     checked = 0
+    modes = (batch.WIDE_NEVER, batch.WIDE_ALWAYS, batch._WIDE)
     for rows_p, rows_r in cases:
         m, n = len(rows_p), len(rows_r)
         for lo in (0.0, -1.0):
-            cos, C = np.empty((m, n)), np.empty((m, n))
-            acc = np.empty((m + 3) * (n + 3))
-            batch._cosines(units, rows_p, rows_r, lo, cos, C, acc)
-            for i in range(m):
-                for j in range(n):
-                    total = 0.0
-                    for k in range(d):
-                        total += float(units[rows_p[i], k]) * float(units[rows_r[j], k])
-                    want = 1.0 if rows_p[i] == rows_r[j] else min(max(total, lo), 1.0)
-                    assert cos[i, j] == want and C[i, j] == 1.0 - want, (m, n, i, j, cos[i, j], want)
-                    checked += 1
-    assert checked == 2 * sum(len(p) * len(r) for p, r in cases)
+            want = plain(rows_p, rows_r, lo)
+            for wide in modes:
+                cos, C = np.empty((m, n)), np.empty((m, n))
+                batch._cosines(units, rows_p, rows_r, lo, cos, C, np.empty((m + 7) * (n + 7)), wide)
+                np.testing.assert_array_equal(cos, want, err_msg=f"{m} x {n}, wide mode {wide}")
+                np.testing.assert_array_equal(C, 1.0 - want)
+                checked += m * n
+    assert checked == 2 * len(modes) * sum(len(p) * len(r) for p, r in cases)
+    # What the processor here takes: the wide tiles where it has AVX-512 and they are cheaper.
+    assert batch._WIDE == (batch.WIDE_WHERE_CHEAPER if batch.HAVE_WIDE else batch.WIDE_NEVER)
+    assert batch._take_wide(batch.WIDE_WHERE_CHEAPER, 64, 64) and not batch._take_wide(batch.WIDE_WHERE_CHEAPER, 3, 2)
 
 @needs_numba
 def test_works_without_numba_and_says_so():
@@ -569,7 +598,67 @@ def test_the_batch_kernel_and_the_pot_path_read_p_and_r_off_a_plan_by_one_rule(v
             continue
         cos, cost = np.empty((m, n)), np.empty((m, n))
         batch._cosines(units, rows_p.astype(np.int64), rows_r.astype(np.int64), 0.0, cos, cost,
-                       np.empty((m + 3) * (n + 3)))
+                       np.empty((m + 7) * (n + 7)), batch._WIDE)
         assert prf_from_plan(cos, plan[2], mass_p, variant) == plan[:2]
         compared += 1
     assert compared > 250, compared
+
+
+def test_emd_plan_is_ot_emds_plan():
+    """emd_plan calls POT's compiled solver itself where the POT release is one whose ot.emd path it knows
+    (transport.pot._DIRECT_RELEASES): the plan must be ot.emd's, bit for bit, on random problems and on
+    tie-heavy ones (few cost values, equal masses, repeated rows), with masses whose sums differ in the last
+    bits (ot.emd rescales one side), and where it hands the problem to ot.emd (a zero mass)."""
+    import warnings
+
+    import ot
+
+    from wrd_score.transport import pot
+
+    rng = np.random.default_rng(33)
+    direct = bool(pot._direct_solver())
+    release = tuple(int(x) for x in ot.__version__.split(".")[:3] if x.isdigit())
+    assert direct == (release in pot._DIRECT_RELEASES), ot.__version__
+    calls = []
+    if direct:  # count the problems that took the direct path
+        solver, check = pot._direct
+        pot._direct = (lambda *args: calls.append(1) or solver(*args), check)
+    try:
+        problems = 0
+        for trial in range(400):
+            m, n = (int(k) for k in rng.integers(1, 40 if trial % 10 else 160, size=2))
+            kind = trial % 4
+            if kind == 0:
+                cost = rng.random((m, n))
+            elif kind == 1:  # many ties
+                cost = rng.choice([0.0, 0.5, 1.0], size=(m, n))
+            elif kind == 2:  # repeated rows and columns, equal masses
+                cost = rng.choice([0.0, 0.25, 1.0], size=(m, 1)) + rng.choice([0.0, 0.25], size=(1, n))
+            else:  # cosine-like costs of unit vectors, some equal
+                units = rng.standard_normal((6, 5))
+                units /= np.linalg.norm(units, axis=1)[:, None]
+                cost = 1.0 - units[rng.integers(0, 6, m)] @ units[rng.integers(0, 6, n)].T
+            mass_p = np.full(m, 1.0 / m) if kind == 2 else rng.random(m) + 0.01
+            mass_r = np.full(n, 1.0 / n) if kind == 2 else rng.random(n) + 0.01
+            mass_p, mass_r = mass_p / mass_p.sum(), mass_r / mass_r.sum()
+            if trial % 7 == 3:
+                mass_r = mass_r * (1 + 1e-9)  # sums that differ: ot.emd rescales the reference side
+            if trial % 11 == 5 and m > 1:
+                mass_p[0] = 0.0
+                mass_p /= mass_p.sum()  # a zero mass: ot.emd's own path
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # neither may stop short of the optimum
+                want = ot.emd(mass_p, mass_r, cost, numItermax=max(100_000, 50 * (m + n) ** 2))
+                got = pot.emd_plan(mass_p, mass_r, cost)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert np.array_equal(got.view(np.int64), want.view(np.int64)), (trial, m, n)
+            problems += 1
+    finally:
+        if direct:
+            pot._direct = (solver, check)
+    assert problems == 400
+    if direct:
+        assert 300 < len(calls) < 400, len(calls)
+    # ot.emd's error for masses of different totals is kept.
+    with pytest.raises(AssertionError, match="same sum"):
+        pot.emd_plan(np.array([0.5, 0.5]), np.array([0.9]), np.zeros((2, 1)))

@@ -11,7 +11,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .._kernels import TILE, TILE_ROWS, tile
+from .._kernels import HAVE_WIDE, TILE, TILE_ROWS, WIDE, WIDE_ROWS, pack_block, tile, wide_tile
 from ..deps import HAVE_NUMBA, njit
 from .simplex import simplex, tree_len, tree_views, tree_walk
 from .variants import VARIANTS, VariantName, plan_prf
@@ -44,13 +44,53 @@ def _tile_cost(m, n):
 
 
 @njit(cache=True, nogil=True)
-def _dot_tiles(units, rows_a, rows_b, acc):
+def _wide_cost(m, n):
+    """:func:`_tile_cost` for the wide tiles (``wide=True`` in :func:`_dot_tiles`), in the same unit: fitted to their
+    times against the 4-lane tiles' on the Intel Xeon (AVX-512) at 384 dimensions, 1 x 8 to 126 x 126 (model within
+    20% of measured): packing a block of 8 columns takes 2.3 cycles a dimension, a tile of ``r`` rows 4.5 + 0.5 per
+    row, the call 2.2 (its scratch).  So the 4-lane tiles stay cheaper below about 16 x 16 (method names)."""
+    tiles = (m + WIDE_ROWS - 1) // WIDE_ROWS
+    block = 230
+    for t in range(tiles):
+        block += 450 + 50 * ((t + 1) * m // tiles - t * m // tiles)
+    return 220 + block * ((n + WIDE - 1) // WIDE)
+
+
+#: What :func:`_cosines` and :func:`_cosine_table` may use: the 4-lane tiles only (0), the wide tiles where their
+#: cost model finds them cheaper (1: where the processor has AVX-512, :data:`WIDE_WHERE_CHEAPER`), the wide tiles
+#: always (2: the tests).
+WIDE_NEVER, WIDE_WHERE_CHEAPER, WIDE_ALWAYS = 0, 1, 2
+_WIDE = WIDE_WHERE_CHEAPER if HAVE_WIDE else WIDE_NEVER
+
+
+@njit(cache=True, nogil=True)
+def _take_wide(wide, m, n):
+    """Whether ``m`` rows by ``n`` columns take the wide tiles under ``wide`` (:data:`WIDE_NEVER` ...)."""
+    return wide == WIDE_ALWAYS or (wide == WIDE_WHERE_CHEAPER and _wide_cost(m, n) < _tile_cost(m, n))
+
+
+@njit(cache=True, nogil=True)
+def _dot_tiles(units, rows_a, rows_b, acc, wide):
     """``acc[i * w + j]`` = the dot product of rows ``rows_a[i]`` and ``rows_b[j]`` of ``units`` for
     every ``i, j``, in tiles of up to ``TILE_ROWS`` rows (split evenly: 16 rows are 8 + 8, not 14 + 2)
-    by 4 columns; ``w``, returned, is ``len(rows_b)`` rounded up to a multiple of 4, the missing
-    columns being repeats of the last one (computed, then ignored)."""
+    by 4 columns, or (``wide``) of up to ``WIDE_ROWS`` rows by 8 columns, each block of 8 columns packed
+    once, dimension by dimension, for all its tiles; ``w``, returned, is ``len(rows_b)`` rounded up to a
+    multiple of 4 (8), the missing columns being repeats of the last one (computed, then ignored)."""
     m = rows_a.shape[0]
     n = rows_b.shape[0]
+    if wide:
+        d = units.shape[1]
+        w = (n + WIDE - 1) // WIDE * WIDE
+        packed = np.empty(w * d)
+        for j in range(0, n, WIDE):
+            pack_block(units, rows_b, j, packed, j * d)
+        tiles = (m + WIDE_ROWS - 1) // WIDE_ROWS
+        for t in range(tiles):
+            i = t * m // tiles
+            count = (t + 1) * m // tiles - i
+            for j in range(0, n, WIDE):
+                wide_tile(units, rows_a, i, count, packed, j * d, acc, i * w + j, w)
+        return w
     w = (n + TILE - 1) // TILE * TILE
     tiles = (m + TILE_ROWS - 1) // TILE_ROWS
     for t in range(tiles):
@@ -91,7 +131,7 @@ def _distinct(rows, first, where):
 
 
 @njit(cache=True, nogil=True)
-def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
+def _cosines(units, rows_p, rows_r, lo, cos, C, acc, wide):
     """``cos[i, j]`` (clipped to ``[lo, 1]``, exactly 1 for equal rows) and ``C = 1 - cos``.
 
     Each dot product is the plain left-to-right sum over the dimensions, as it always was: the
@@ -101,7 +141,8 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
     way :func:`_tile_cost` finds cheaper (a product's bits do not depend on the order of its
     factors, so the transposed tiles hold the same sums): a 12-token prediction against a 1-token
     reference takes two tiles of 6 rows (the prediction's tokens), not three tiles of one sum each.
-    ``acc``: scratch of ``ceil(m / 4) * 4`` rows of ``ceil(n / 4) * 4``."""
+    ``wide`` (:data:`WIDE_NEVER` ...): whether the wide tiles may be used (the cheapest of the four ways is taken).
+    ``acc``: scratch of ``(m + 7) * (n + 7)``."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
     # A token repeated in a text ("the", "a") takes one tile row or lane, not one per repeat.
@@ -117,12 +158,16 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
         dots_r = rows_r
     mu = dots_p.shape[0]
     nu = dots_r.shape[0]
-    if _tile_cost(nu, mu) < _tile_cost(mu, nu):
-        w = _dot_tiles(units, dots_r, dots_p, acc)
+    # The cheapest of the 4-lane and wide tiles, each way round.
+    wide_pr, wide_rp = _take_wide(wide, mu, nu), _take_wide(wide, nu, mu)
+    cost_pr = _wide_cost(mu, nu) if wide_pr else _tile_cost(mu, nu)
+    cost_rp = _wide_cost(nu, mu) if wide_rp else _tile_cost(nu, mu)
+    if cost_rp < cost_pr:
+        w = _dot_tiles(units, dots_r, dots_p, acc, wide_rp)
         step_i = 1
         step_j = w
     else:
-        w = _dot_tiles(units, dots_p, dots_r, acc)
+        w = _dot_tiles(units, dots_p, dots_r, acc, wide_pr)
         step_i = w
         step_j = 1
     for i in range(m):
@@ -141,13 +186,13 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc):
 
 
 @njit(cache=True, nogil=True)
-def _cosine_table(units, rows_p, rows_r, lo, acc):
+def _cosine_table(units, rows_p, rows_r, lo, acc, wide):
     """:func:`_cosines` as one ``m x n`` table, in ``acc[:m * n]`` (``acc``: ``m`` rows of ``n`` rounded up to
-    a multiple of ``TILE``): the tiles' sums, each row then compacted in place (a write never reaches a sum not
+    a multiple of ``WIDE``): the tiles' sums, each row then compacted in place (a write never reaches a sum not
     yet read), clipped to ``[lo, 1]``, exactly 1 for equal rows."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
-    w = _dot_tiles(units, rows_p, rows_r, acc)
+    w = _dot_tiles(units, rows_p, rows_r, acc, _take_wide(wide, m, n))
     for i in range(m):
         for j in range(n):
             if rows_p[i] == rows_r[j]:
@@ -175,20 +220,20 @@ def cosines(units: np.ndarray, rows_p: np.ndarray, rows_r: np.ndarray, clip: boo
     rows_p = np.ascontiguousarray(rows_p, dtype=np.int64)
     rows_r = np.ascontiguousarray(rows_r, dtype=np.int64)
     m, n = len(rows_p), len(rows_r)
-    w = -(-n // TILE) * TILE
+    w = -(-n // WIDE) * WIDE  # room for either tiles' padding
     lo = 0.0 if clip else -1.0
     parts = max(1, min(int(threads), m // TILE_ROWS, m * n // PARALLEL_CELLS))
     if parts == 1 or not n:
         acc = np.empty(max(m * w, 1))
         if m and n:
-            _cosine_table(units, rows_p, rows_r, lo, acc)
+            _cosine_table(units, rows_p, rows_r, lo, acc, _WIDE)
         return acc[:m * n].reshape(m, n)
     from concurrent.futures import ThreadPoolExecutor
 
     bounds = np.linspace(0, m, parts + 1).astype(np.int64)
     blocks = [np.empty((b - a) * w) for a, b in zip(bounds[:-1], bounds[1:])]
     with ThreadPoolExecutor(max_workers=parts) as pool:  # the kernel releases the GIL
-        for job in [pool.submit(_cosine_table, units, rows_p[a:b], rows_r, lo, block)
+        for job in [pool.submit(_cosine_table, units, rows_p[a:b], rows_r, lo, block, _WIDE)
                     for a, b, block in zip(bounds[:-1], bounds[1:], blocks)]:
             job.result()
     return np.concatenate([block[:(b - a) * n] for a, b, block in zip(bounds[:-1], bounds[1:], blocks)]).reshape(m, n)
@@ -206,7 +251,7 @@ def _pair_prf(units, rows_p, rows_r, mp, mr, paper, clip, cos_buf, C_buf, x_buf,
     x = x_buf[:m * n].reshape((m, n))
     W = W_buf[:m * n].reshape((m, n))
     basic = basic_buf[:m * n].reshape((m, n))
-    _cosines(units, rows_p, rows_r, 0.0 if clip else -1.0, cos, C, acc)
+    _cosines(units, rows_p, rows_r, 0.0 if clip else -1.0, cos, C, acc, _WIDE)
     if m == 1 or n == 1:
         # One feasible plan only: the single token sends/receives everything in proportion.
         for i in range(m):
@@ -282,8 +327,8 @@ def _batch_kernel(units, flat_rows, flat_mass, offsets, text_id, empty_id, pairs
     x = np.empty(cells)
     W = np.empty(cells)
     basic = np.empty(cells, dtype=np.bool_)
-    # _cosines pads both sides to multiples of TILE: (m + 3)(n + 3) <= cells + 6 * size + 9.
-    acc = np.empty(cells + 6 * size + 9)
+    # _cosines pads a side to a multiple of TILE or WIDE: (m + 7)(n + 7) <= cells + 14 * size + 49.
+    acc = np.empty(cells + 14 * size + 49)
     u = np.empty(size)
     v = np.empty(size)
     alpha = np.empty(size)
@@ -380,7 +425,7 @@ def pair_plan(units: np.ndarray, rows_p: np.ndarray, rows_r: np.ndarray, mass_p:
         return None
     size = max(m, n, 2)
     cells = m * n
-    padded_m, padded_n = -(-m // TILE) * TILE, -(-n // TILE) * TILE  # _cosines' tiles
+    padded_m, padded_n = m + WIDE - 1, n + WIDE - 1  # _cosines' tiles
     buffers = [np.empty(cells) for _ in range(3)]
     x = np.zeros(cells)
     W = np.empty(cells)
