@@ -399,6 +399,9 @@ def cliff_rows(sizes: List[int], repeat: int, seed: int) -> Tuple[List[dict], Di
         limits, note = threadpool_limits(limits=1, user_api="blas"), "BLAS held to 1 thread"
     except ImportError:  # pragma: no cover - the benchmark still runs, with the machine's BLAS threads
         limits, note = None, "BLAS threads as the machine sets them (threadpoolctl is not installed)"
+    from wrd_score._kernels import HAVE_WIDE
+
+    note += "; cosine tiles: " + ("8-lane where cheaper (AVX-512)" if HAVE_WIDE else "4-lane only (no AVX-512)")
     scorer = WRDScorer(num_threads=1, tokenizer="words")
     rows = []
     try:
@@ -519,6 +522,23 @@ def print_cliff(rows: List[dict], extra: Dict[str, object], bits: Optional[Dict[
                   f"most {most:.1e}")
 
 
+def without_avx512(argv: List[str]) -> int:
+    """This script again, as a processor without AVX-512 would run it: numba compiles for Haswell with the host's
+    features less every AVX-512 one (so ``_kernels.HAVE_WIDE`` is false), in a numba cache of its own, and OpenBLAS
+    (``OPENBLAS_CORETYPE``) and MKL (``MKL_ENABLE_INSTRUCTIONS``) use their AVX2 kernels, so the peer's float32
+    product is an AVX2 one too.  The processor's other traits (caches, clock, the width of its adders) stay."""
+    import llvmlite.binding as llvm
+
+    features = ",".join(("+" if on and not name.startswith("avx512") else "-") + name
+                        for name, on in sorted(llvm.get_host_cpu_features().items()))
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, WRDSCORE_SPEED_AS_AVX2="1", NUMBA_CPU_NAME="haswell", NUMBA_CPU_FEATURES=features,
+                   NUMBA_CACHE_DIR=cache, OPENBLAS_CORETYPE="Haswell", MKL_ENABLE_INSTRUCTIONS="AVX2")
+        print("As a processor without AVX-512: numba compiling for Haswell (this processor's features less AVX-512), "
+              "OpenBLAS and MKL held to AVX2.", flush=True)
+        return subprocess.run([sys.executable, os.path.abspath(__file__), *argv], env=env).returncode
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller workloads (about a minute)")
@@ -532,12 +552,18 @@ def main(argv=None) -> int:
     parser.add_argument("--cliff-sizes", default="32,64,128,256,512,1024,2048",
                         help="tokens a side for the cost-per-pair rows (comma-separated; empty = skip)")
     parser.add_argument("--only", choices=["evaluate", "cliff"], help="run one section only")
+    parser.add_argument("--without-avx512", action="store_true",
+                        help="run as on a processor without AVX-512 (numba compiling for Haswell with this processor's "
+                             "features less AVX-512, in a cache of its own; OpenBLAS and MKL held to AVX2): the "
+                             "kernels' 4-lane tiles only, the peer's BLAS at AVX2")
     parser.add_argument("--chunk-size", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--stream-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--compile-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--load-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.without_avx512 and os.environ.get("WRDSCORE_SPEED_AS_AVX2") != "1":
+        return without_avx512(sys.argv[1:] if argv is None else list(argv))
     if args.stream_child is not None:
         stream_child(args.stream_child, args.seed, args.chunk_size)
         return 0
