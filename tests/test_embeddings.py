@@ -475,3 +475,22 @@ def test_int8_vectors_without_scales_are_plain_integers_as_before(tmp_path):
     path = tmp_path / "ints.npz"
     np.savez(str(path), words=np.array(["a", "b"]), vectors=np.array([[3, 4], [0, 1]], dtype=np.int8))
     np.testing.assert_array_equal(StaticEmbedding.load(str(path)).vectors, [[3, 4], [0, 1]])
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(path="default", format="glove"), "embedding_format='glove' applies to an embedding file"),
+    (dict(path="wrd-minilm-distilled", allow_pickle=True), "allow_pickle=True applies to an embedding file"),
+    (dict(path="glove-6b-50d", format="word2vec"), "embedding_format='word2vec' applies to an embedding file"),
+])
+def test_a_file_option_with_a_named_embedding_is_refused_not_ignored(kwargs, message):
+    """Before, ``embedding_format="glove"`` with the default embedding scored with the shipped file as if not given."""
+    with pytest.raises(ValueError, match=message):
+        StaticEmbedding.load(kwargs.pop("path"), **kwargs)
+
+
+def test_allow_pickle_with_a_file_that_is_no_pickle_is_refused(kv, tmp_path):
+    path = tmp_path / "w.txt"
+    kv.save_word2vec_format(str(path))
+    with pytest.raises(ValueError, match="allow_pickle=True applies to gensim pickles only"):
+        StaticEmbedding.load(str(path), format="word2vec", allow_pickle=True)
+    assert StaticEmbedding.load(str(path), format="word2vec").words == kv.index_to_key

@@ -264,3 +264,16 @@ def test_validate_takes_the_method_name_metrics_with_their_options(judgments, ca
     assert "| `subtoken-f1` | 34 (-2) |" in capsys.readouterr().out
     with pytest.raises(ValueError, match=r"an option of exact-match must be one of \['rule', 'special_tokens'\], got 'word_order'"):
         validate(judgments, ["exact-match:word_order=2"], n_boot=0, progress=False)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--bootstrap", "0", "--seed", "3"], "--seed given without resampling"),
+    (["--bootstrap", "0", "--reference-metric", "wrdscore"], "--reference-metric given without resampling"),
+    (["--no-files", "--bootstrap", "0", "--output-dir", "elsewhere"], "--output-dir given without files"),
+])
+def test_validate_refuses_a_setting_it_would_ignore(judgments, capsys, argv, message):
+    """Before, each printed the table as if the flag had not been given."""
+    assert main(["validate", judgments, "--quiet", *argv]) == 2
+    assert message in capsys.readouterr().err
+    with pytest.raises(ValueError, match="seed given without n_boot > 0"):
+        validate(judgments, n_boot=0, seed=3, progress=False)

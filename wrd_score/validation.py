@@ -41,7 +41,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .checks import unknown_message
+from .checks import check_int, check_needs, unknown_message
 from .deps import require
 from .files import numeric_column, read_table, write_table
 from .scorer import Options, WRDScorer
@@ -315,7 +315,7 @@ def _human_range(values: np.ndarray, given: Optional[Sequence[float]]) -> Tuple[
 
 def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str = "<frame>",
                    human: str = "human", group_by: Optional[str] = None,
-                   human_range: Optional[Sequence[float]] = None, n_boot: int = 1000, seed: int = 0,
+                   human_range: Optional[Sequence[float]] = None, n_boot: int = 1000, seed: Optional[int] = None,
                    options: Optional[Mapping[str, Any]] = None, reference: Optional[str] = None,
                    progress: bool = True) -> ValidationResult:
     """Validate metrics on one already-read judgment frame (see :func:`validate`)."""
@@ -323,6 +323,10 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
     from tqdm.auto import tqdm
 
     check_resamples(n_boot, off=True)
+    # Both serve the bootstrap only: without it they would be ignored.
+    check_needs([name for name, value in (("seed", seed), ("reference", reference)) if value is not None],
+                {"seed": "n_boot > 0", "reference": "n_boot > 0"}, {"n_boot > 0": n_boot > 0})
+    seed = 0 if seed is None else check_int("seed", seed, 0)
     if group_by is not None and group_by not in frame.columns:
         raise ValueError(f"group_by column {group_by!r} is not in {path!r}; its columns are {list(frame.columns)}")
     specs = expand_metrics(list(metrics), frame, human, strict=tuple(metrics) != DEFAULT_METRICS, options=options)
@@ -382,7 +386,7 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
 
 def validate(paths: Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS, *, human: str = "human",
              group_by: Optional[str] = None, human_range: Optional[Sequence[float]] = None,
-             n_boot: int = 1000, seed: int = 0, options: Optional[Mapping[str, Any]] = None,
+             n_boot: int = 1000, seed: Optional[int] = None, options: Optional[Mapping[str, Any]] = None,
              reference: Optional[str] = None, output_dir: Optional[str] = None,
              progress: bool = True) -> List[ValidationResult]:
     """Validate metrics against the human column of each judgment file.
@@ -394,7 +398,8 @@ def validate(paths: Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS, *, 
         group_by: a column to group rows by; each group gets its own rows plus a ``mean`` row.
         human_range: ``(lo, hi)`` of the human scale, mapped to [0, 1] for MSE/MAE; default: the
             observed minimum and maximum.
-        n_boot: bootstrap resamples (0 turns CIs and the paired test off); seed: their seed.
+        n_boot: bootstrap resamples (0 turns CIs and the paired test off); seed: their seed (default 0; with
+            ``n_boot=0`` a seed or a ``reference`` would be ignored, and is refused).
         options: WRDScore options shared by every ``wrdscore`` spec (a spec's own keys win).
         reference: label of the metric the paired test compares every other against (default:
             the first ``wrdscore`` spec).

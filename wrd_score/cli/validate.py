@@ -4,9 +4,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..checks import check_needs
 from ..stats import MIN_RESAMPLES, check_resamples
 from ..validation import DEFAULT_METRICS, ConstantHumanError, all_metrics, output_paths, validate
 from .common import add_metric_arguments, int_type, options_from_args
+
+
+_OUTPUT_DIR = "wrdscore-validate"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,11 +29,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bootstrap", type=int, default=1000,
                         help=f"bootstrap resamples: 0 (no intervals, no paired test) or {MIN_RESAMPLES} to 100,000 "
                              "(default 1000)")
-    parser.add_argument("--seed", type=int_type("--seed", 0), default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--seed", type=int_type("--seed", 0), default=None,
+                        help="bootstrap seed (default 0; not with --bootstrap 0)")
     parser.add_argument("--reference-metric", default=None, metavar="LABEL",
-                        help="metric the paired test compares the others against (default: first wrdscore)")
-    parser.add_argument("--output-dir", default="wrdscore-validate", metavar="DIR",
-                        help="where the per-pair CSV and scatter PNG go (default: ./wrdscore-validate)")
+                        help="metric the paired test compares the others against (default: first wrdscore; not with "
+                             "--bootstrap 0)")
+    parser.add_argument("--output-dir", default=None, metavar="DIR",
+                        help=f"where the per-pair CSV and scatter PNG go (default: ./{_OUTPUT_DIR}; not with --no-files)")
     parser.add_argument("--no-files", action="store_true", help="print the table only; write no CSV/PNG")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bars (they are drawn only when standard error is a terminal)")
@@ -38,7 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_resamples(args.bootstrap, "--bootstrap", off=True)
-    output_dir = None if args.no_files else args.output_dir
+    check_needs([flag for flag, value in (("--seed", args.seed), ("--reference-metric", args.reference_metric),
+                                          ("--output-dir", args.output_dir)) if value is not None],
+                {"--seed": "resampling (--bootstrap 0 turns it off)",
+                 "--reference-metric": "resampling (--bootstrap 0 turns it off)", "--output-dir": "files (--no-files)"},
+                {"resampling (--bootstrap 0 turns it off)": args.bootstrap > 0, "files (--no-files)": not args.no_files})
+    output_dir = None if args.no_files else args.output_dir or _OUTPUT_DIR
     metrics = list(args.metrics or ())
     if args.all_metrics:
         metrics = list(all_metrics()) + metrics

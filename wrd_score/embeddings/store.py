@@ -349,6 +349,14 @@ class StaticEmbedding:
             raise TypeError(f"embedding must be a name or a path, got {type(path).__name__}")
         check_choice("embedding_format", format, EMBEDDING_FORMATS)
         path = os.fspath(path)
+        # A file option with a named embedding, or allow_pickle with a file that is no pickle, would be ignored.
+        if path in _SHIPPED_FILES or path == "glove-6b-50d":
+            own = "npz" if path in _SHIPPED_FILES else "glove"  # a shipped file's path is named by Options
+            for given, shown in ((format not in ("auto", own), f"embedding_format={format!r}"),
+                                 (allow_pickle, "allow_pickle=True")):
+                if given:
+                    raise ValueError(f"{shown} applies to an embedding file; {path!r} is a named embedding (given by "
+                                     f"name or by the path of its shipped file), stored as {own}: it would be ignored")
         if path in _SHIPPED_FILES:
             return cls(**read_npz(shipped_path(_SHIPPED_FILES[path]), name=path))
         if path == "glove-6b-50d":
@@ -362,6 +370,9 @@ class StaticEmbedding:
             )
         if format == "auto":
             format = guess_format(path)
+        if allow_pickle and format != "gensim":
+            raise ValueError(f"allow_pickle=True applies to gensim pickles only; {path!r} is read as {format} (it "
+                             "would be ignored)")
         name = os.path.splitext(os.path.basename(path))[0]
         try:
             if format == "npz":
