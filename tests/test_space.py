@@ -468,3 +468,13 @@ def test_launch_settings():
     with pytest.raises(ValueError, match="GRADIO_SERVER_PORT"):
         space.launch_settings({"GRADIO_SERVER_PORT": "http"})
     assert space.launch_settings({})["max_file_size"] > space.MAX_UPLOAD_BYTES
+
+
+def test_an_oov_choice_with_the_contextual_encoder_is_refused_not_ignored():
+    """Before, the API dropped ``oov="drop"`` with the contextual entry and scored as if it had not been given."""
+    from wrd_score.options import option_info
+
+    default = next(info.default for info in option_info() if info.name == "oov")
+    assert "oov" not in options_of(space.CONTEXTUAL, oov=default)  # the page's default: nothing asked
+    with pytest.raises(ValueError, match="oov applies to the static embeddings"):
+        options_of(space.CONTEXTUAL, oov="drop")

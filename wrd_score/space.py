@@ -188,6 +188,9 @@ class PageOptions(namedtuple("PageOptions", [name for name, _, _ in _FIELDS], de
         for name in _LIBRARY_CONTROLS:
             value = getattr(self, name)
             if name == "oov" and options["backend"] != "static":
+                if value != _INFO[name].default:  # a choice the encoder would ignore: said, not dropped
+                    raise ValueError(f"oov applies to the static embeddings only (the contextual encoder has no "
+                                     f"out-of-vocabulary tokens), got oov={value!r} with {self.embedding!r}")
                 continue
             if name == "rescale_with_baseline" and not value:
                 continue
