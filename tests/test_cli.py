@@ -748,3 +748,21 @@ def test_compare_names_the_flag_of_a_metric_not_asked_for(capsys, argv, message)
 
     assert cli.main(["compare", "-c", "getCount", "-r", "size", "--metrics", "wrdscore,rouge1", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command, argv, message", [
+    ("score", ["--json", "--digits", "3"], "--digits given without text output"),
+    ("score", ["--shard", "1/2", "-o", "OUT", "--digits", "3"], "--digits given without text output"),
+    ("compare", ["--json", "--digits", "2"], "--digits given without a table"),
+])
+def test_digits_where_every_digit_is_kept_is_refused(tmp_path, capsys, command, argv, message):
+    """Before, --digits with --json (or a shard record) printed every digit as if it had not been given."""
+    from wrd_score import cli
+
+    cands, refs = tmp_path / "c.txt", tmp_path / "r.txt"
+    cands.write_text("getCount\nsize\n")
+    refs.write_text("size\ncount\n")
+    argv = [str(tmp_path / "o.json") if a == "OUT" else a for a in argv]
+    inputs = ["-c", str(cands), "-r", str(refs), "--files"] + (["-q"] if command == "score" else [])
+    assert cli.main([command, *inputs, *argv]) == 2
+    assert message in capsys.readouterr().err

@@ -32,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fmt = io.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="print CSV instead of an aligned table")
     fmt.add_argument("--json", action="store_true", help="print the dict of lists (with signatures) as JSON")
-    io.add_argument("--digits", type=int_type("--digits", 0, 17), default=4, help="decimals in the table (default 4)")
+    io.add_argument("--digits", type=int_type("--digits", 0, 17), default=None,
+                    help=f"decimals in the table (default {_DIGITS}; --json keeps every digit)")
     sib = parser.add_argument_group("sibling metrics")
     sib.add_argument("--bertscore-idf", action="store_true", help="BERTScore with IDF weights fit on the references")
     sib.add_argument("--moverscore-no-idf", action="store_true", help="MoverScore with uniform masses")
@@ -58,11 +59,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_metric_arguments(parser)
 
 
+#: Decimals of the table.
+_DIGITS = 4
 #: Flags whose name is not their option's.
 _FLAGS = {"moverscore_idf": "--moverscore-no-idf", "exact-match_rule": "--exact-match-rule"}
 
 
 def run(args: argparse.Namespace) -> int:
+    check_needs(["--digits"] if args.digits is not None else [], {"--digits": "a table (--json keeps every digit)"},
+                {"a table (--json keeps every digit)": not args.json})
+    args.digits = _DIGITS if args.digits is None else args.digits
     metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
     if metrics == ("all",):
         metrics = metric_names(bundles=False)
@@ -105,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
                                "display.max_colwidth", 40):
             print(frame.round(args.digits).to_string(index=False))
     notes = sys.stderr if args.csv else sys.stdout
+    sys.stdout.flush()  # the table before the notes where both reach one terminal
     for name, values in corpus.items():
         # Corpus-level scores (micro averages, chrF's summed statistics) are not means of the rows above.
         shown = " ".join(f"{key} {value:.{args.digits}f}" if isinstance(value, float) else f"{key} {value}"

@@ -76,7 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     io.add_argument("-o", "--output", metavar="FILE",
                     help="write the output to FILE (atomically: complete or not at all) and print "
                          "only the summary line (or the --paired-bs table)")
-    io.add_argument("--digits", type=int_type("--digits", 0, 17), default=6, help="decimals in text output (default: 6)")
+    io.add_argument("--digits", type=int_type("--digits", 0, 17), default=None,
+                    help=f"decimals in text output (default: {_DIGITS}; --json and --shard keep every digit)")
     io.add_argument("--chunk-size", type=int_type("--chunk-size"), default=10_000,
                     help="pairs scored at a time; bounds memory; static scores do not change (bit for bit), "
                          "contextual ones by at most 1e-6 (default: 10000)")
@@ -112,6 +113,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_metric_arguments(parser)
 
 
+#: Decimals of the text output.
+_DIGITS = 6
 #: Resampling settings, and what each needs: given without it, it would be ignored (refused instead).
 _RESAMPLING_DEFAULTS = {"confidence_n": 1000, "paired_bs_n": 1000, "paired_ar_n": 10_000, "seed": 0}
 _RESAMPLING_NEEDS = {"confidence_n": "--confidence, --paired-bs or --paired-ar", "paired_bs_n": "--paired-bs",
@@ -146,6 +149,9 @@ def _check_args(args: argparse.Namespace) -> None:
     for key, value in _RESAMPLING_DEFAULTS.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
+    check_needs(["--digits"] if args.digits is not None else [], {"--digits": "text output (--json and --shard keep every digit)"},
+                {"text output (--json and --shard keep every digit)": not args.json and args.shard is None})
+    args.digits = _DIGITS if args.digits is None else args.digits
     for flag, value in (("--confidence-n", args.confidence_n), ("--paired-bs-n", args.paired_bs_n),
                         ("--paired-ar-n", args.paired_ar_n)):
         check_resamples(value, flag)
