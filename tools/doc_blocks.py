@@ -109,11 +109,12 @@ add(Run("cli-paired-bs", "docs/cli.md",
 
 
 def _paired_ar(run: Runner) -> str:
-    command = "wrdscore score -c cands.txt -c perfect.txt -c cands.txt -r refs.txt --paired-ar --digits 4 --json"
-    systems = json.loads(run.sh(command, CLI_FILES))["systems"]
+    shown = "wrdscore score -c cands.txt -c perfect.txt -c cands.txt -r refs.txt --paired-ar --digits 4"
+    # The p-value read from --json (which keeps every digit: --digits is for the text output shown).
+    systems = json.loads(run.sh(shown.replace(" --digits 4", " --json"), CLI_FILES))["systems"]
     p = next(s["p_value"] for s in systems if s["system"] == "perfect.txt")
     return (f"On the 7 examples above `--paired-ar` tries all 2^7 = 128 swaps: p = {p:.4f} for `perfect.txt` "
-            f"(`{command.replace(' --json', '')}`).")
+            f"(`{shown}`).")
 
 
 add(Run("cli-paired-ar", "docs/cli.md", "wrdscore score ... --paired-ar --digits 4", render=_paired_ar))
