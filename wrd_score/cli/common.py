@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable, Dict, Iterable, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence
 
 from ..checks import check_choice, check_int, check_number
 from ..options import OptionInfo, Options, option_info
 from ..shards import Shard
 
 __all__ = ["add_metric_arguments", "add_option_arguments", "options_from_args", "add_input_arguments", "shard_spec",
-           "int_type", "number_type", "choice_type"]
+           "int_type", "number_type", "choice_type", "flag_name"]
 
 _GROUP_TITLES = {
     "metric": "metric options (defaults: the library's)",
@@ -79,11 +79,20 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
         add_option_arguments(parser.add_argument_group(title), option_info(group_name))
 
 
+def flag_name(name: str, renamed: Mapping[str, str] = {}) -> str:
+    """The command-line flag of a library parameter: ``renamed[name]`` where the command spells it otherwise, else
+    ``--`` and the name with dashes; a text that is no parameter name (a flag already, or a phrase such as ``chrf in
+    --metrics``) as it is.  Error messages name the flag the user typed."""
+    if name in renamed:
+        return renamed[name]
+    return name if name.startswith("-") or " " in name else "--" + name.replace("_", "-")
+
+
 def add_option_arguments(group: argparse._ActionsContainer, infos: Sequence[OptionInfo]) -> None:
     """One ``--flag`` per option described by ``infos`` (:func:`~wrd_score.options.option_info`), unset
     (``None``) unless given, so that the library's defaults apply."""
     for info in infos:
-        flag = "--" + info.name.replace("_", "-")
+        flag = flag_name(info.name)
         if info.type == "bool":
             group.add_argument(flag, dest=info.name, default=None, action=argparse.BooleanOptionalAction,
                                help=_help(info))

@@ -12,7 +12,7 @@ from ..files import write_table
 from ..metrics import COMPARED, MOVERSCORE_FORMS, compare, metric_help, metric_names
 from ..metrics.moverscore import KEEP_DROP
 from ..metrics.subtoken import EXACT_MATCH_RULES
-from .common import add_input_arguments, add_metric_arguments, choice_type, int_type, options_from_args
+from .common import add_input_arguments, add_metric_arguments, choice_type, flag_name, int_type, options_from_args
 from .io import iter_file_pairs, resolve_inputs
 
 
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     family = {key: key.split("_")[0] for key in given}
     check_needs(sibling, {key: f"{name} in --metrics" for key, name in family.items()},
                 {f"{name} in --metrics": any(m.startswith(name) for m in metrics) for name in family.values()},
-                lambda name: name if " " in name else _FLAGS.get(name, "--" + name.replace("_", "-")))
+                lambda name: flag_name(name, _FLAGS))
     table = compare(predictions, references, metrics, **options_from_args(args), **sibling)
     signatures = table.pop("signatures")
     corpus = table.pop("corpus", {})

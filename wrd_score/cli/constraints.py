@@ -10,7 +10,7 @@ from ..constraints import (MAX_PER_TRIPLE, MAX_SEED, MIN_CODE_COSINE, MIN_DICE, 
                            split_constraints, triplet_words, code_tokens, wordnet_constraints, write_constraints, write_triplets)
 from ..checks import check_needs
 from ..embeddings import StaticEmbedding
-from .common import int_type, number_type
+from .common import flag_name, int_type, number_type
 
 #: The held-out split's flags and their defaults (they need --triplets).
 _SPLIT_DEFAULTS = {"dev_fraction": 0.5, "per_triple": 3, "seed": 0}
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     check_needs([name for name, value in {**split, "min_code_cosine": args.min_code_cosine}.items() if value is not None],
                 {"min_code_cosine": "code_space", **{name: "triplets" for name in _SPLIT_DEFAULTS}},
                 {"code_space": args.code_space is not None, "triplets": args.triplets is not None},
-                lambda name: "--" + name.replace("_", "-"))
+                flag_name)
     split = {name: _SPLIT_DEFAULTS[name] if value is None else value for name, value in split.items()}
     if split["dev_fraction"] == 1:
         raise ValueError("--dev-fraction must be in [0, 1) (1 would hold every pair out), got 1")

@@ -10,7 +10,7 @@ from ..distill import CODE_METHODS, DOCUMENT_FORMATS, POOLINGS, STEP_DEFAULTS, S
 from ..embeddings import STORED_DTYPES, StaticEmbedding
 from ..sentence_fit import FIT_DEFAULTS, LOSSES, TEXT_FORMATS
 from ..train import check_embedding_output
-from .common import choice_type, int_type, number_type
+from .common import choice_type, flag_name, int_type, number_type
 
 
 def _corpus_arg(value: str, option: str = "--corpus", formats=("tokens", "identifiers", "stsb")) -> Tuple[str, str]:
@@ -34,7 +34,7 @@ _FLAGS = {"df_corpora": "--df-corpus"}
 
 
 def _flag(name: str) -> str:
-    return _FLAGS.get(name, "--" + name.replace("_", "-"))
+    return flag_name(name, _FLAGS)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,7 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             ("neighbours", int, "pairs: each sentence with one of its N nearest by the encoder"),
                             ("random_share", float, "pairs: random pairs, as a share of the sentences"),
                             ("seed", int, "seed of the order, the pairs and torch")):
-        fit.add_argument("--fit-" + key.replace("_", "-"), dest="fit_" + key, type=kind, default=None,
+        fit.add_argument(flag_name("fit_" + key), dest="fit_" + key, type=kind, default=None,
                          help=f"{text} (default {FIT_DEFAULTS[key]}; needs --fit)")
     fit.add_argument("--threads", type=int_type("--threads"), default=None,
                      help="torch threads for the whole run (default: torch's); the same count gives the same bytes")

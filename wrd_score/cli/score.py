@@ -25,7 +25,7 @@ from ..stats import (MIN_RESAMPLES, check_resamples, format_p_value, paired_syst
                      system_confidence)
 from ..stream import iter_chunks
 from ..weights import shared_idf, user_idf
-from .common import add_input_arguments, add_metric_arguments, choice_type, int_type, options_from_args, shard_spec
+from .common import add_input_arguments, add_metric_arguments, choice_type, flag_name, int_type, options_from_args, shard_spec
 from .io import Inputs, iter_file_pairs, read_idf_file, resolve_inputs
 
 FIELDS = ("precision", "recall", "f1")
@@ -117,8 +117,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 _DIGITS = 6
 #: Resampling settings, and what each needs: given without it, it would be ignored (refused instead).
 _RESAMPLING_DEFAULTS = {"confidence_n": 1000, "paired_bs_n": 1000, "paired_ar_n": 10_000, "seed": 0}
-_RESAMPLING_NEEDS = {"confidence_n": "--confidence, --paired-bs or --paired-ar", "paired_bs_n": "--paired-bs",
-                     "paired_ar_n": "--paired-ar", "seed": "--confidence, --paired-bs or --paired-ar"}
+_ANY_TEST = "--confidence, --paired-bs or --paired-ar"
+_RESAMPLING_NEEDS = {"confidence_n": _ANY_TEST, "paired_bs_n": "--paired-bs", "paired_ar_n": "--paired-ar",
+                     "seed": _ANY_TEST}
+_TEXT_OUTPUT = "text output (--json and --shard keep every digit)"
 
 
 def _stdin_candidates(args: argparse.Namespace) -> None:
@@ -142,15 +144,14 @@ def _check_args(args: argparse.Namespace) -> None:
         raise ValueError(f"-b/--score-only prints the score alone; it cannot be combined with {other}")
     if args.json and args.per_example:
         raise ValueError("--json already holds the per-example scores; give --json or --per-example, not both")
-    resampling = ("--confidence, --paired-bs or --paired-ar", args.confidence or args.paired_bs or args.paired_ar)
     check_needs([key for key in _RESAMPLING_DEFAULTS if getattr(args, key) is not None], _RESAMPLING_NEEDS,
-                {resampling[0]: resampling[1], "--paired-bs": args.paired_bs, "--paired-ar": args.paired_ar},
-                lambda name: name if name.startswith("--") else "--" + name.replace("_", "-"))
+                {_ANY_TEST: args.confidence or args.paired_bs or args.paired_ar, "--paired-bs": args.paired_bs,
+                 "--paired-ar": args.paired_ar}, flag_name)
     for key, value in _RESAMPLING_DEFAULTS.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
-    check_needs(["--digits"] if args.digits is not None else [], {"--digits": "text output (--json and --shard keep every digit)"},
-                {"text output (--json and --shard keep every digit)": not args.json and args.shard is None})
+    check_needs(["--digits"] if args.digits is not None else [], {"--digits": _TEXT_OUTPUT},
+                {_TEXT_OUTPUT: not args.json and args.shard is None})
     args.digits = _DIGITS if args.digits is None else args.digits
     for flag, value in (("--confidence-n", args.confidence_n), ("--paired-bs-n", args.paired_bs_n),
                         ("--paired-ar-n", args.paired_ar_n)):

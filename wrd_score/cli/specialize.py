@@ -12,7 +12,7 @@ from ..specialize import (COUNTER_FIT_DEFAULTS, MAX_ITERATIONS, MAX_VERB_WEIGHT,
                           specialize_file)
 from .distill import _corpus_arg
 from ..train import STORED_DTYPES, check_embedding_output
-from .common import choice_type, int_type, number_type
+from .common import choice_type, flag_name, int_type, number_type
 
 #: Counter-fitting's flags: (help, minimum, maximum); the defaults are the library's.
 _COUNTER_FIT_FLAGS = {
@@ -30,7 +30,7 @@ _FLAGS = {"verb_corpus": "--verbs", "post": "--post-specialize"}
 
 
 def _flag(name: str) -> str:
-    return _FLAGS.get(name, "--" + name.replace("_", "-"))
+    return flag_name(name, _FLAGS)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

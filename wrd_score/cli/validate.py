@@ -44,11 +44,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_resamples(args.bootstrap, "--bootstrap", off=True)
+    resampling, files = "resampling (--bootstrap 0 turns it off)", "files (--no-files)"
     check_needs([flag for flag, value in (("--seed", args.seed), ("--reference-metric", args.reference_metric),
                                           ("--output-dir", args.output_dir)) if value is not None],
-                {"--seed": "resampling (--bootstrap 0 turns it off)",
-                 "--reference-metric": "resampling (--bootstrap 0 turns it off)", "--output-dir": "files (--no-files)"},
-                {"resampling (--bootstrap 0 turns it off)": args.bootstrap > 0, "files (--no-files)": not args.no_files})
+                {"--seed": resampling, "--reference-metric": resampling, "--output-dir": files},
+                {resampling: args.bootstrap > 0, files: not args.no_files})
     output_dir = None if args.no_files else args.output_dir or _OUTPUT_DIR
     metrics = list(args.metrics or ())
     if args.all_metrics:
