@@ -41,7 +41,7 @@ from .embeddings import StaticEmbedding, unit_rows
 from .tokenize import split_identifier
 
 __all__ = ["CounterFitStats", "counter_fit", "neighbour_pairs", "POST_SPECIALIZE", "linear_map", "post_specialize",
-           "NEGATORS", "verb_shares", "verb_norms", "negation_rows", "specialize_file", "STEP_NEEDS",
+           "NEGATORS", "verb_shares", "verb_norms", "negation_rows", "specialize_file", "check_steps", "STEP_NEEDS",
            "COUNTER_FIT_DEFAULTS", "MAX_ITERATIONS", "MAX_NEIGHBOUR_PAIRS", "MAX_VERB_WEIGHT"]
 
 #: The paper's settings (Mrkšić et al. 2016), the defaults of :func:`counter_fit` and of ``wrdscore specialize``.
@@ -272,6 +272,15 @@ def negation_rows(words: Sequence[str], vectors: np.ndarray, negators: Sequence[
     return out, changed
 
 
+def check_steps(params: Iterable[str], verb_weight: Optional[float], post: Optional[str], *, constraints: bool,
+                verbs: bool, name: Callable[[str], str] = str) -> None:
+    """Refuse a parameter given without the input its step needs (:data:`STEP_NEEDS`): the counter-fitting
+    ``params`` and ``post`` without constraints, ``verb_weight`` without a verb corpus; ``name`` spells them (the
+    CLI's flags). The CLI calls it before reading any file, :func:`specialize_file` again for library callers."""
+    given = [*params, *(["verb_weight"] if verb_weight is not None else []), *(["post"] if post is not None else [])]
+    check_needs(given, STEP_NEEDS, {"constraints": constraints, "verb_corpus": verbs}, name)
+
+
 def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence[Constraint]], *, name: str,
                     dtype: str = "float16", command: Optional[str] = None, verb_corpus: Optional[str] = None,
                     negators: Sequence[str] = (), df_corpora: Sequence[Tuple[str, str]] = (),
@@ -298,9 +307,7 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
                         f"{sorted(COUNTER_FIT_DEFAULTS)}")
     if post is not None:
         check_choice("post", post, sorted(POST_SPECIALIZE))
-    check_needs([*params, *(["verb_weight"] if verb_weight is not None else []), *(["post"] if post is not None else [])],
-                STEP_NEEDS,
-                {"constraints": any(constraints.values()), "verb_corpus": verb_corpus is not None})
+    check_steps(params, verb_weight, post, constraints=any(constraints.values()), verbs=verb_corpus is not None)
     verb_weight = 1.0 if verb_weight is None else check_number("verb_weight", verb_weight, 0, MAX_VERB_WEIGHT)
     if negators and verb_corpus is None:
         raise ValueError("negators need the verb step's reference norm: give verb_corpus too")

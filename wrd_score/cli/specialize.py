@@ -7,8 +7,7 @@ import os
 
 from ..constraints import read_constraints
 from ..distill import DOCUMENT_FORMATS
-from ..checks import check_needs
-from ..specialize import (COUNTER_FIT_DEFAULTS, MAX_ITERATIONS, MAX_VERB_WEIGHT, NEGATORS, POST_SPECIALIZE, STEP_NEEDS,
+from ..specialize import (COUNTER_FIT_DEFAULTS, MAX_ITERATIONS, MAX_VERB_WEIGHT, NEGATORS, POST_SPECIALIZE, check_steps,
                           specialize_file)
 from .distill import _corpus_arg
 from ..train import STORED_DTYPES, check_embedding_output
@@ -67,10 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     params = {name: getattr(args, name) for name in COUNTER_FIT_DEFAULTS if getattr(args, name) is not None}
-    given = [*params, *(["verb_weight"] if args.verb_weight is not None else []),
-             *(["post"] if args.post_specialize is not None else [])]
-    check_needs(given, STEP_NEEDS,
-                {"constraints": bool(args.constraints), "verb_corpus": args.verbs is not None}, _flag)
+    check_steps(params, args.verb_weight, args.post_specialize, constraints=bool(args.constraints),
+                verbs=args.verbs is not None, name=_flag)
     check_embedding_output(args.output)
     constraints = {path: read_constraints(path) for path in args.constraints}
     checksum = specialize_file(args.embedding, args.output, constraints, name=args.name, dtype=args.dtype,
