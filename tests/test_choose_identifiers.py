@@ -1,0 +1,68 @@
+"""benchmarks/choose_identifiers.py's rule 0: only a file that carries the three steps issue 30 asks for
+(counter-fitting, verb masses with a weight above 0, negation) may become the identifiers default. The grid decides a
+shipped default, so the eligibility it reads from the build commands must be right, and ``choose`` must honour it.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location("_choose_identifiers", ROOT / "benchmarks" / "choose_identifiers.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # its dataclasses look their module up there
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+        sys.modules.pop("_choose_identifiers", None)
+
+
+def test_rule_0_reads_the_three_steps_from_each_build_command(bench):
+    eligible = sorted(set(bench.FILES) - set(bench.INCOMPLETE))
+    assert "distilled+cf(repel)+verbs(0.5)+morph" in eligible and "code+cf(g0.3)+verbs" in eligible
+    assert bench.INCOMPLETE["distilled+cf(repel)+neg+morph"] == "not eligible: no verb masses"   # --verb-weight 0
+    assert bench.INCOMPLETE["code+cf"] == "not eligible: no verb masses, no negation"
+    assert bench.INCOMPLETE["distilled+verbs"] == "not eligible: no counter-fitting"
+    assert bench.INCOMPLETE["wrd-minilm-distilled"].endswith("no counter-fitting, no verb masses, no negation")
+    for label in eligible:
+        command = bench.FILES[label][0]
+        assert all(flag in command for flag in ("--constraints", "--verbs", "--negation"))
+        assert "--verb-weight 0 " not in command
+
+
+class _Dev:
+    """A dev set whose value is the mean score; every paired difference is inside the noise."""
+
+    kind = "identifiers"
+
+    def __init__(self, name):
+        self.name = name
+
+    def value(self, scores):
+        return float(np.mean(scores))
+
+    def paired(self, a, b, n_boot=1000):
+        return float(np.mean(a) - np.mean(b)), 1.0
+
+
+def test_choose_skips_an_ineligible_file_however_well_it_ranks(bench):
+    dev = [_Dev("one"), _Dev("two")]
+    cands = [bench.Candidate(f"{label}/wrd/norm", label, "wrd", "norm", 3, 1) for label in ("best", "second")]
+    scores = {"best/wrd/norm": {"one": np.ones(3), "two": np.ones(3)},
+              "second/wrd/norm": {"one": np.full(3, 0.5), "two": np.full(3, 0.5)}}
+    rouge = {"one": np.zeros(3), "two": np.zeros(3)}
+    assert bench.choose(cands, scores, dev, rouge, "best/wrd/norm")["chosen"].label == "best/wrd/norm"
+    result = bench.choose(cands, scores, dev, rouge, "best/wrd/norm", ineligible={"best": "not eligible: no negation"})
+    assert result["chosen"].label == "second/wrd/norm"
+    assert result["why"]["best/wrd/norm"] == "not eligible: no negation"
