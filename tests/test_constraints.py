@@ -174,3 +174,21 @@ def test_cli_constraints_writes_the_morphology_file_apart(tmp_path, capsys):
     assert {c.pair for c in read_constraints(str(morph))} == {("lock", "unlock")}   # the only code words it pairs
     assert ("lock", "unlock") not in {c.pair for c in read_constraints(str(out)) if c.source == "morphology"}
     assert "1 antonyms of a negating prefix" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("outputs, message", [
+    (["-o", "{m}"], "output '{m}' is also the --methods input"),             # the corpus would be overwritten
+    (["-o", "{c}", "--morphology", "{c}"], "--morphology and -o name the same file"),
+    (["-o", "{c}", "--train-output", "{t}", "--triplets", "{c}"], "--triplets and -o name the same file"),
+])
+def test_cli_constraints_refuses_outputs_on_an_input_or_on_each_other(tmp_path, capsys, outputs, message):
+    from wrd_score.cli import main
+
+    methods = tmp_path / "m.tsv"
+    methods.write_text("repo\tpath\tname\tis_test_path\nr\ta.java\tgetX\t0\n")
+    before = methods.read_bytes()
+    paths = {"m": str(methods), "c": str(tmp_path / "c.tsv"), "t": str(tmp_path / "t.tsv")}
+    argv = [a.format(**paths) for a in outputs]
+    assert main(["constraints", "--vocabulary", "wrd-minilm-distilled", "--methods", str(methods), *argv]) == 2
+    assert message.format(**paths) in capsys.readouterr().err
+    assert methods.read_bytes() == before and not (tmp_path / "c.tsv").exists()

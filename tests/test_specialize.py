@@ -286,3 +286,22 @@ def test_cli_specialize_refuses_ignored_and_bad_options(space, tmp_path, capsys,
     assert main(["specialize", str(src), "-o", str(tmp_path / "x.npz"), "--name", "x", *argv]) == 2
     assert flag in capsys.readouterr().err
     assert not (tmp_path / "x.npz").exists()
+
+
+@pytest.mark.parametrize("output", ["tiny.npz", "cons.npz"])
+def test_cli_specialize_refuses_to_write_over_an_input(space, tmp_path, capsys, output):
+    # `-o` equal to the input embedding replaced the user's file with the specialised one; a constraints file
+    # named .npz is an input too. Refused before anything is read or written.
+    from wrd_score.cli import main
+
+    src = _tiny_npz(tmp_path / "tiny.npz", space)
+    cons = tmp_path / "cons.npz"
+    write_constraints(str(cons), CONSTRAINTS)
+    before = {p: p.read_bytes() for p in (src, cons)}
+    out = tmp_path / output
+    assert main(["specialize", str(src), "-o", str(out), "--constraints", str(cons), "--name", "x"]) == 2
+    assert f"output {str(out)!r} is also the" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in (src, cons)} == before
+    with pytest.raises(ValueError, match="is also the source input"):   # the library, for its own callers
+        specialize_file(str(src), str(src), {}, name="x", verb_corpus=str(cons))
+    assert {p: p.read_bytes() for p in (src, cons)} == before

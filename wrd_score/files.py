@@ -19,7 +19,7 @@ import stat
 import sys
 import tempfile
 from array import array
-from typing import IO, Any, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import IO, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -38,6 +38,7 @@ __all__ = [
     "MAX_LINE_BYTES",
     "atomic_write",
     "check_output",
+    "check_distinct_outputs",
     "output_kind",
     "read_json",
     "write_json",
@@ -495,6 +496,24 @@ def check_output(path: str, inputs: Any = ()) -> None:
         what, value = (f"the {item[0]} input", item[1]) if isinstance(item, tuple) else ("an input file", item)
         if isinstance(value, (str, os.PathLike)) and os.path.exists(value) and os.path.samefile(value, path):
             raise ValueError(f"output {path!r} is also {what}; choose another output path")
+
+
+def check_distinct_outputs(outputs: Sequence[Tuple[str, Union[str, os.PathLike]]]) -> None:
+    """Refuse two outputs of one command that name the same file (``(flag, path)`` pairs, in the order given): the
+    second would silently replace the first.
+
+    >>> check_distinct_outputs([("-o", "a.tsv"), ("--morphology", "./a.tsv")])
+    Traceback (most recent call last):
+    ...
+    ValueError: --morphology and -o name the same file ('./a.tsv'); give each output its own path
+    """
+    seen: Dict[str, str] = {}
+    for flag, path in outputs:
+        key = os.path.realpath(os.fspath(path))
+        if key in seen:
+            raise ValueError(f"{flag} and {seen[key]} name the same file ({os.fspath(path)!r}); give each output its "
+                             "own path")
+        seen[key] = flag
 
 
 def write_json(out: IO[str], columns: Mapping[str, array], means: Mapping[str, float], signature: str,

@@ -38,6 +38,7 @@ from .checks import check_choice, check_int, check_needs, check_number
 from .constraints import Constraint
 from .distill import corpus_documents, document_frequency_table
 from .embeddings import StaticEmbedding, unit_rows
+from .train import check_embedding_output
 from .tokenize import split_identifier
 
 __all__ = ["CounterFitStats", "counter_fit", "neighbour_pairs", "POST_SPECIALIZE", "linear_map", "post_specialize",
@@ -311,6 +312,8 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
     verb_weight = 1.0 if verb_weight is None else check_number("verb_weight", verb_weight, 0, MAX_VERB_WEIGHT)
     if negators and verb_corpus is None:
         raise ValueError("negators need the verb step's reference norm: give verb_corpus too")
+    check_embedding_output(output, [("source", source), ("verb_corpus", verb_corpus)]
+                           + [("constraints", path) for path in constraints] + [("df_corpora", p) for p, _ in df_corpora])
     emb = StaticEmbedding.load(source)
     if emb.has_ngrams:
         raise ValueError(f"embedding {source!r} composes unknown words from fastText n-grams, which these steps "

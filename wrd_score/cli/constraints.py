@@ -10,6 +10,7 @@ from ..constraints import (MAX_PER_TRIPLE, MAX_SEED, MIN_CODE_COSINE, MIN_DICE, 
                            split_constraints, triplet_words, code_tokens, wordnet_constraints, write_constraints, write_triplets)
 from ..checks import check_needs
 from ..embeddings import StaticEmbedding
+from ..files import check_distinct_outputs, check_output
 from .common import flag_name, int_type, number_type
 
 #: The held-out split's flags and their defaults (they need --triplets).
@@ -68,6 +69,14 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--dev-fraction must be in [0, 1) (1 would hold every pair out), got 1")
     if not os.path.isfile(args.methods):
         raise FileNotFoundError(f"--methods {args.methods!r} does not exist")
+    # Before anything is read: -o on the --methods corpus replaced it, and --morphology on -o replaced the pairs.
+    outputs = [(flag, path) for flag, path in (("-o", args.output), ("--train-output", args.train_output),
+                                               ("--triplets", args.triplets), ("--morphology", args.morphology))
+               if path is not None]
+    check_distinct_outputs(outputs)
+    for _, path in outputs:
+        check_output(path, [("--methods", args.methods), ("--vocabulary", args.vocabulary),
+                            ("--code-space", args.code_space)])
     words = StaticEmbedding.load(args.vocabulary).words
     code = StaticEmbedding.load(args.code_space) if args.code_space else None
     wordnet = wordnet_constraints(load_wordnet(args.wordnet), words, senses=args.senses, code_space=code,

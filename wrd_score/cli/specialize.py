@@ -68,13 +68,17 @@ def run(args: argparse.Namespace) -> int:
     params = {name: getattr(args, name) for name in COUNTER_FIT_DEFAULTS if getattr(args, name) is not None}
     check_steps(params, args.verb_weight, args.post_specialize, constraints=bool(args.constraints),
                 verbs=args.verbs is not None, name=_flag)
-    check_embedding_output(args.output)
+    df_corpora = [_corpus_arg(c, "--df-corpus", DOCUMENT_FORMATS) for c in args.df_corpus or ()]
+    # -o on the input embedding replaced the user's file; so would -o on any other file this command reads.
+    check_embedding_output(args.output, [("embedding", args.embedding), ("--verbs", args.verbs)]
+                           + [("--constraints", path) for path in args.constraints]
+                           + [("--df-corpus", path) for path, _ in df_corpora])
     constraints = {path: read_constraints(path) for path in args.constraints}
     checksum = specialize_file(args.embedding, args.output, constraints, name=args.name, dtype=args.dtype,
                                command=getattr(args, "_command_line", None), verb_corpus=args.verbs,
                                verb_weight=args.verb_weight, post=args.post_specialize, **params,
                                negators=NEGATORS if args.negation else (),
-                               df_corpora=[_corpus_arg(c, "--df-corpus", DOCUMENT_FORMATS) for c in args.df_corpus or ()])
+                               df_corpora=df_corpora)
     size = os.path.getsize(args.output) / 1e6 if os.path.isfile(args.output) else float("nan")
     print(f"wrote {args.output}: {size:.1f} MB, sha256 {checksum}")
     return 0
