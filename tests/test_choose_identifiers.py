@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def bench():
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
-        spec = importlib.util.spec_from_file_location("_choose_identifiers", ROOT / "benchmarks" / "choose_identifiers.py")
+        path = ROOT / "benchmarks" / "choose_identifiers.py"
+        spec = importlib.util.spec_from_file_location("_choose_identifiers", path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module  # its dataclasses look their module up there
         spec.loader.exec_module(module)

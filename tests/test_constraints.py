@@ -4,7 +4,8 @@ import gzip
 import pytest
 
 from wrd_score.constraints import (Constraint, MethodRow, build_triplets, co_declarations, merge_constraints,
-                                   method_rows, mined_antonyms, morphological_antonyms, read_constraints, read_triplets, same_stem,
+                                   method_rows, mined_antonyms, morphological_antonyms, read_constraints, read_triplets,
+                                   same_stem,
                                    split_constraints, triplet_words, write_constraints, write_triplets)
 
 CONSTRAINTS = [Constraint("antonym", "get", "set", "java"), Constraint("synonym", "get", "fetch", "wordnet"),
@@ -37,7 +38,8 @@ def test_morphology_pairs_a_word_with_its_negating_prefix_only():
     assert pairs == {("invalid", "valid"), ("lock", "unlock"), ("deserialize", "serialize"), ("known", "unknown")}
     assert all(c.relation == "antonym" and c.source == "morphology" for c in morphological_antonyms(vocabulary))
     # only words the code uses (known), and a shorter stem when asked
-    assert {c.pair for c in morphological_antonyms(vocabulary, known={"lock", "unlock", "valid"})} == {("lock", "unlock")}
+    known = {"lock", "unlock", "valid"}
+    assert {c.pair for c in morphological_antonyms(vocabulary, known=known)} == {("lock", "unlock")}
     assert ("it", "unit") in {c.pair for c in morphological_antonyms(vocabulary, min_stem=2)}
     with pytest.raises(ValueError, match="prefixes"):
         morphological_antonyms(vocabulary, prefixes=["un", "-"])

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The static rows of docs/validation-summary.md: both presets (0.3.0: each with its own file), the 0.3.0 default
-# (wrd-minilm-cf, wrd, norm), the 0.2.0 default (wrd-minilm-code, wrd, norm*corpus-idf), the 0.1.x default (wrd-minilm-distilled, wrd, norm) and ROUGE-1, on IdBench
-# (similarity, relatedness) and STS-B test.
+# (wrd-minilm-cf, wrd, norm), the 0.2.0 default (wrd-minilm-code, wrd, norm*corpus-idf), the 0.1.x default
+# (wrd-minilm-distilled, wrd, norm) and ROUGE-1, on IdBench (similarity, relatedness) and STS-B test.
 #   bash tools/validation_static.sh [OUT_DIR]      (default OUT_DIR: /tmp/wrdscore-validate-static)
 # About 30 s on 2 CPU cores. The contextual, BERTScore and MoverScore rows come from validation_tables.sh.
 # WRDZ selects the command (default `wrdscore`; tools/docs.py sets a stand-in that records the arguments).

@@ -52,9 +52,10 @@ from .metrics.meteor import _load_wordnet, wordnet_folder
 from .tokenize import split_identifier
 
 __all__ = ["RELATIONS", "Constraint", "read_constraints", "write_constraints", "wordnet_constraints",
-           "method_rows", "co_declarations", "mined_antonyms", "merge_constraints", "Triplet", "build_triplets", "triplet_words", "code_tokens",
-           "split_constraints", "read_triplets", "morphological_antonyms", "NEGATING_PREFIXES", "MIN_STEM", "write_triplets", "SYNONYM_SENSES", "MIN_FILES", "MIN_REPOS",
-           "MIN_DICE", "MAX_CONSTRAINTS", "MAX_PER_TRIPLE"]
+           "method_rows", "co_declarations", "mined_antonyms", "morphological_antonyms", "merge_constraints", "Triplet",
+           "build_triplets", "triplet_words", "code_tokens", "split_constraints", "read_triplets", "write_triplets",
+           "SYNONYM_SENSES", "MIN_FILES", "MIN_REPOS", "MIN_DICE", "NEGATING_PREFIXES", "MIN_STEM", "MAX_CONSTRAINTS",
+           "MAX_PER_TRIPLE"]
 
 RELATIONS = ("antonym", "synonym")
 #: A WordNet synonym pair is kept when the synset is among this many first senses of both words.

@@ -313,7 +313,8 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
     if negators and verb_corpus is None:
         raise ValueError("negators need the verb step's reference norm: give verb_corpus too")
     check_embedding_output(output, [("source", source), ("verb_corpus", verb_corpus)]
-                           + [("constraints", path) for path in constraints] + [("df_corpora", p) for p, _ in df_corpora])
+                           + [("constraints", path) for path in constraints]
+                           + [("df_corpora", path) for path, _ in df_corpora])
     emb = StaticEmbedding.load(source)
     if emb.has_ngrams:
         raise ValueError(f"embedding {source!r} composes unknown words from fastText n-grams, which these steps "

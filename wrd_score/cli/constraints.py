@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..constraints import (MAX_PER_TRIPLE, MAX_SEED, MIN_CODE_COSINE, MIN_DICE, MIN_FILES, MIN_REPOS, SYNONYM_SENSES, build_triplets,
-                           co_declarations, morphological_antonyms, load_wordnet, merge_constraints, method_rows, mined_antonyms,
-                           split_constraints, triplet_words, code_tokens, wordnet_constraints, write_constraints, write_triplets)
+from ..constraints import (MAX_PER_TRIPLE, MAX_SEED, MIN_CODE_COSINE, MIN_DICE, MIN_FILES, MIN_REPOS, SYNONYM_SENSES,
+                           build_triplets, code_tokens, co_declarations, load_wordnet, merge_constraints, method_rows,
+                           mined_antonyms, morphological_antonyms, split_constraints, triplet_words,
+                           wordnet_constraints, write_constraints, write_triplets)
 from ..checks import check_needs
 from ..embeddings import StaticEmbedding
 from ..files import check_distinct_outputs, check_output

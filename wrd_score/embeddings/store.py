@@ -35,8 +35,8 @@ DEFAULT_EMBEDDING = "default"
 #: Names accepted in place of a path; see ``embeddings/README.md`` for each model card. ``default`` is
 #: ``wrd-minilm-cf-morph`` (0.4.0): the distilled MiniLM vectors counter-fitted to antonyms (those of a negating
 #: prefix too), with leading verbs and negations weighted; the earlier defaults stay loadable by name, so their
-#: signatures (``emb:wrd-minilm-cf@sha256:c624635d3bb0``, ``emb:wrd-minilm-code@sha256:1e09f7ef860e``, ``emb:wrd-minilm-distilled@sha256:d053453cf822``,
-#: ``emb:wrd-java-default@sha256:1748089c6358``) stay reproducible.
+#: signatures (``emb:wrd-minilm-cf@sha256:c624635d3bb0``, ``emb:wrd-minilm-code@sha256:1e09f7ef860e``,
+#: ``emb:wrd-minilm-distilled@sha256:d053453cf822``, ``emb:wrd-java-default@sha256:1748089c6358``) stay reproducible.
 #: The embeddings a name loads (``embedding=``): name -> what it is.
 _CF = ("MiniLM distilled into static token vectors, counter-fitted to antonyms (WordNet, Java method names), "
        "leading verbs and negations weighted")
