@@ -303,7 +303,7 @@ def test_kernel_cosines_are_the_plain_ordered_sums(d):
     assert checked == 2 * len(modes) * sum(len(p) * len(r) for p, r in cases)
     # What the processor here takes: the wide tiles where it has AVX-512 and they are cheaper.
     assert batch._WIDE == (batch.WIDE_WHERE_CHEAPER if batch.HAVE_WIDE else batch.WIDE_NEVER)
-    assert batch._take_wide(batch.WIDE_WHERE_CHEAPER, 64, 64) and not batch._take_wide(batch.WIDE_WHERE_CHEAPER, 3, 2)
+    assert batch._tiles(batch.WIDE_WHERE_CHEAPER, 64, 64)[0] and not batch._tiles(batch.WIDE_WHERE_CHEAPER, 3, 2)[0]
 
 @needs_numba
 def test_works_without_numba_and_says_so():

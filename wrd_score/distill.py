@@ -408,15 +408,15 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     """
     import torch
 
-    given = {"blend": blend, "aggregate_min_count": aggregate_min_count, "aggregate_cap": aggregate_cap,
-             "code_method": code_method, "code_weight": code_weight, "code_neighbours": code_neighbours,
-             "df_min_count": df_min_count}
-    steps = {key: STEP_DEFAULTS[key] if value is None else value for key, value in given.items()}
+    step_args = {"blend": blend, "aggregate_min_count": aggregate_min_count, "aggregate_cap": aggregate_cap,
+                 "code_method": code_method, "code_weight": code_weight, "code_neighbours": code_neighbours,
+                 "df_min_count": df_min_count}
+    steps = {key: STEP_DEFAULTS[key] if value is None else value for key, value in step_args.items()}
     blend, aggregate_min_count, aggregate_cap = steps["blend"], steps["aggregate_min_count"], steps["aggregate_cap"]
     code_method, code_weight, code_neighbours = steps["code_method"], steps["code_weight"], steps["code_neighbours"]
     df_min_count = steps["df_min_count"]
-    given.update(fit_options=fit_options, teacher_cache=teacher_cache,
-                 fit_exclude=None if isinstance(fit_exclude, str) and fit_exclude == "auto" else fit_exclude)
+    step_args.update(fit_options=fit_options, teacher_cache=teacher_cache,
+                     fit_exclude=None if isinstance(fit_exclude, str) and fit_exclude == "auto" else fit_exclude)
     check_choice("pooling", pooling, POOLINGS)
     for key, value in (("min_count", min_count), ("aggregate_min_count", aggregate_min_count),
                        ("aggregate_cap", aggregate_cap), ("code_neighbours", code_neighbours),
@@ -431,7 +431,7 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
     check_int("code_neighbours (--code-neighbours)", code_neighbours, maximum=MAX_CODE_NEIGHBOURS)
     sif = sif or None
     # df_corpora "auto" is known after the corpora are: checked below.
-    check_needs([key for key, value in given.items() if value is not None and key != "df_min_count"], STEP_NEEDS,
+    check_needs([key for key, value in step_args.items() if value is not None and key != "df_min_count"], STEP_NEEDS,
                 {"aggregate": bool(aggregate), "code_space": code_space is not None, "fit": bool(fit)})
     if fit:
         fit_options = sentence_fit.check_fit_options(fit_options or {})
@@ -443,7 +443,7 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
         corpora = default_corpora()
     if isinstance(df_corpora, str) and df_corpora == "auto":
         df_corpora = [(p, f) for p, f in corpora or () if f in DOCUMENT_FORMATS]
-    check_needs(["df_min_count"] if given["df_min_count"] is not None else [], STEP_NEEDS,
+    check_needs(["df_min_count"] if step_args["df_min_count"] is not None else [], STEP_NEEDS,
                 {"df_corpora": bool(df_corpora)})
     for key, given in (("aggregate", aggregate), ("df_corpora", df_corpora)):
         for p, f in given or ():

@@ -294,8 +294,7 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
        the words of the pairs counter-fitting acted on (antonyms when ``k_antonym > 0``, synonyms when
        ``k_synonym > 0``) and moves every word in no constraint;
     2. ``verb_corpus`` (method names, one per line, ``.gz`` allowed): role-aware norms (:func:`verb_norms`, with
-       ``verb_weight``);
-       (default 1; at most :data:`MAX_VERB_WEIGHT`);
+       ``verb_weight``: default 1, at most :data:`MAX_VERB_WEIGHT`);
     3. ``negators``: one shared negation direction (:func:`negation_rows`), norm at least the verb step's ``R``;
     4. ``df_corpora``: a document-frequency table of these ``(path, format)`` corpora in place of the input's
        (:func:`wrd_score.distill.document_frequency_table`, as ``wrdscore distill --df-corpus`` builds it).
@@ -336,9 +335,10 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
         if post is not None:
             acting = {r for r, k in (("antonym", "k_antonym"), ("synonym", "k_synonym"))
                       if params.get(k, COUNTER_FIT_DEFAULTS[k]) > 0}
-            index = emb.index
-            rows = lambda cs: np.array(sorted({index[w] for c in cs for w in c.pair if w in index}),  # noqa: E731
-                                       dtype=np.int64)
+            def rows(cs: Iterable[Constraint]) -> np.ndarray:
+                """The embedding rows of the words of ``cs``, sorted."""
+                return np.array(sorted({emb.index[w] for c in cs for w in c.pair if w in emb.index}), dtype=np.int64)
+
             learn = rows(c for c in pairs if c.relation in acting)
             vectors, mapped = post_specialize(original, vectors, learn, rows(pairs), POST_SPECIALIZE[post])
             record["post_specialize"] = {"method": f"{post} (Vulic et al. 2018)", "learnt_from": len(learn),

@@ -90,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     kinds = {r: sum(c.relation == r for c in everything) for r in ("antonym", "synonym")}
     print(f"wrote {args.output}: {n} constraints ({kinds['antonym']} antonyms, {kinds['synonym']} synonyms; "
           f"{len(mined)} antonyms mined from {args.methods})")
-    known = code_tokens(counts)
+    # The words of at least 5 method names: what the morphology rule and the triplets may use.
+    known = code_tokens(counts) if args.morphology is not None or args.triplets is not None else set()
     if args.morphology is not None:
         morph = morphological_antonyms(words, known)
         write_constraints(args.morphology, morph)

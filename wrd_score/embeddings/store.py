@@ -43,7 +43,7 @@ _CF = ("MiniLM distilled into static token vectors, counter-fitted to antonyms (
 NAMED_EMBEDDINGS = {
     "default": f"{_CF}: the file wrd-minilm-cf-morph (the identifiers preset's; shipped)",
     "wrd-minilm-cf-morph": f"{_CF}, with the antonyms of a negating prefix (valid/invalid) (the default since 0.4.0; "
-                           f"shipped)",
+                           "shipped)",
     "wrd-minilm-cf": f"{_CF} (the default of 0.3.0; shipped)",
     "wrd-minilm-code": "MiniLM distilled, aggregated over code and sentences, joined with fastText Java code vectors; "
                        "carries a document-frequency table (the default of 0.2.0; shipped)",

@@ -64,9 +64,16 @@ _WIDE = WIDE_WHERE_CHEAPER if HAVE_WIDE else WIDE_NEVER
 
 
 @njit(cache=True, nogil=True)
-def _take_wide(wide, m, n):
-    """Whether ``m`` rows by ``n`` columns take the wide tiles under ``wide`` (:data:`WIDE_NEVER` ...)."""
-    return wide == WIDE_ALWAYS or (wide == WIDE_WHERE_CHEAPER and _wide_cost(m, n) < _tile_cost(m, n))
+def _tiles(wide, m, n):
+    """Whether ``m`` rows by ``n`` columns take the wide tiles under ``wide`` (:data:`WIDE_NEVER` ...), and the
+    cost of the tiles taken (:func:`_tile_cost`'s unit): each cost model runs once."""
+    cost = _tile_cost(m, n)
+    if wide == WIDE_NEVER:
+        return False, cost
+    wide_cost = _wide_cost(m, n)
+    if wide == WIDE_ALWAYS or wide_cost < cost:
+        return True, wide_cost
+    return False, cost
 
 
 @njit(cache=True, nogil=True)
@@ -159,9 +166,8 @@ def _cosines(units, rows_p, rows_r, lo, cos, C, acc, wide):
     mu = dots_p.shape[0]
     nu = dots_r.shape[0]
     # The cheapest of the 4-lane and wide tiles, each way round.
-    wide_pr, wide_rp = _take_wide(wide, mu, nu), _take_wide(wide, nu, mu)
-    cost_pr = _wide_cost(mu, nu) if wide_pr else _tile_cost(mu, nu)
-    cost_rp = _wide_cost(nu, mu) if wide_rp else _tile_cost(nu, mu)
+    wide_pr, cost_pr = _tiles(wide, mu, nu)
+    wide_rp, cost_rp = _tiles(wide, nu, mu)
     if cost_rp < cost_pr:
         w = _dot_tiles(units, dots_r, dots_p, acc, wide_rp)
         step_i = 1
@@ -192,7 +198,7 @@ def _cosine_table(units, rows_p, rows_r, lo, acc, wide):
     yet read), clipped to ``[lo, 1]``, exactly 1 for equal rows."""
     m = rows_p.shape[0]
     n = rows_r.shape[0]
-    w = _dot_tiles(units, rows_p, rows_r, acc, _take_wide(wide, m, n))
+    w = _dot_tiles(units, rows_p, rows_r, acc, _tiles(wide, m, n)[0])
     for i in range(m):
         for j in range(n):
             if rows_p[i] == rows_r[j]:
