@@ -40,6 +40,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from identifier_dev import DATA, DevSet, load_dev_sets, pearson, rouge_f1  # noqa: E402
 from wrd_score import WRDScorer  # noqa: E402
+from report_output import add_markdown_argument, emit  # noqa: E402
 
 ROUGE_MARGIN = 0.03
 P_NOISE = 0.05
@@ -487,20 +488,12 @@ def int8_table(embedding: str, variant: str, weights: str, dev_sets: Sequence[De
     return "\n".join(lines)
 
 
-def emit(text: str, markdown: Optional[str]) -> int:
-    """Print the tables, and write them to ``markdown`` too when given; the exit status."""
-    print(text)
-    if markdown:
-        Path(markdown).write_text(text + "\n", encoding="utf8")
-    return 0
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     import pickle
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workdir", required=True, type=Path, help="where the grid's files are built and scores cached")
-    parser.add_argument("--markdown", default=None, help="also write the tables to this file")
+    add_markdown_argument(parser)
     parser.add_argument("--n-boot", type=int, default=1000)
     parser.add_argument("--ship", default=None, metavar="NPZ",
                         help="build the chosen file again from ALL constraints (the dev pairs too) at this path, unless "

@@ -53,6 +53,7 @@ from wrd_score.metrics import get_metric  # noqa: E402
 from wrd_score.stats import paired_bootstrap  # noqa: E402
 from wrd_score.validation import read_judgments  # noqa: E402
 from wrd_score.weights import uses_idf  # noqa: E402
+from report_output import add_markdown_argument, emit  # noqa: E402
 
 VARIANTS = ("wrd", "paper")
 #: How far above ROUGE-1 a preset's choice must be on the other preset's data (mean Spearman).
@@ -164,7 +165,7 @@ def report(rows: List[Dict], sets: Dict[str, Tuple[List[str], List[str], np.ndar
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("embeddings", nargs="+", metavar="EMBEDDING", help="embedding names or .npz paths")
-    parser.add_argument("--markdown", default=None, help="also write the table to this file")
+    add_markdown_argument(parser, "table")
     args = parser.parse_args(argv)
     missing = [str(path) for _, path, _ in SETS if not path.is_file()]
     if missing:
@@ -177,10 +178,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         rows += grid(embedding, sets)
         print(f"{embedding}: {time.perf_counter() - start:.0f}s", file=sys.stderr)
     text = report(rows, sets, rouge_row(sets))
-    print(text)
-    if args.markdown:
-        Path(args.markdown).write_text(text + "\n", encoding="utf8")
-    return 0
+    return emit(text, args.markdown)
 
 
 if __name__ == "__main__":

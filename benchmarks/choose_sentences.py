@@ -37,6 +37,7 @@ from wrd_score.embeddings import load_embedding  # noqa: E402
 from wrd_score.metrics import get_metric  # noqa: E402
 from wrd_score.stats import paired_bootstrap  # noqa: E402
 from wrd_score.validation import read_judgments  # noqa: E402
+from report_output import add_markdown_argument, emit  # noqa: E402
 
 VARIANTS = ("wrd", "paper")
 WEIGHTS = ("norm", "uniform", "norm*corpus-idf", "corpus-idf")
@@ -137,15 +138,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("embeddings", nargs="+", metavar="EMBEDDING", help="names or .npz paths, simplest first")
     parser.add_argument("--test", action="store_true", help="also score STS-B test (once, after choosing)")
-    parser.add_argument("--markdown", default=None, help="also write the table to this file")
+    add_markdown_argument(parser, "table")
     args = parser.parse_args(argv)
     sets = load_sets(args.test)
     rows = [row for k, embedding in enumerate(args.embeddings) for row in grid(embedding, sets, k)]
     text = report(rows, sets, rouge_row(sets))
-    print(text)
-    if args.markdown:
-        Path(args.markdown).write_text(text + "\n", encoding="utf8")
-    return 0
+    return emit(text, args.markdown)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ from identifier_dev import DevSet, load_dev_sets, rouge_f1  # noqa: E402
 from wrd_score.constraints import Constraint, read_constraints  # noqa: E402
 from wrd_score.embeddings import StaticEmbedding, load_embedding  # noqa: E402
 from wrd_score.specialize import NEGATORS, linear_map, post_specialize  # noqa: E402
+from report_output import add_markdown_argument, emit  # noqa: E402
 
 RECIPE = "distilled+cf(repel)+verbs(0.5)"
 SOURCE = "wrd-minilm-distilled"
@@ -271,7 +272,7 @@ def diff_table(columns: List[Tuple[str, str, int]], scores, dev_sets, base: str,
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workdir", required=True, type=Path)
-    parser.add_argument("--markdown", default=None)
+    add_markdown_argument(parser)
     parser.add_argument("--n-boot", type=int, default=1000)
     parser.add_argument("--methods", nargs="+", default=["linear", "procrustes"],
                         choices=["linear", "procrustes", "mlp"])
@@ -342,7 +343,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args.no_aims:
         specs = [(label, path, "wrd", "norm") for label, path, _ in columns]
         parts += ["", "Aims (named pairs, showcase):", "", ci.aims_table(specs, lambda c: scores[c], dev_sets)]
-    return ci.emit("\n".join(parts), args.markdown)
+    return emit("\n".join(parts), args.markdown)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,7 @@ sys.path.insert(0, str(REPO))
 
 from wrd_score import WRDScorer  # noqa: E402
 from wrd_score.validation import paired_bootstrap, read_judgments  # noqa: E402
+from report_output import add_markdown_argument, emit  # noqa: E402
 
 STSB_DEV = DATA / "stsb" / "stsb_dev.tsv"
 IDBENCH = tuple(DATA / "idbench" / f"idbench_{size}.tsv" for size in ("small", "medium", "large"))
@@ -373,7 +374,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="instead of STS-B dev, score the grid on IdBench similarity (small, medium, large)")
     parser.add_argument("--presets", action="store_true",
                         help="instead of the grid, choose the contextual bundles of preset= (choose_presets.py's rule)")
-    parser.add_argument("--markdown", default=None, help="also write the report to this file")
+    add_markdown_argument(parser, "report")
     args = parser.parse_args(argv)
     if not STSB_DEV.is_file():
         print(f"STS-B dev not found at {STSB_DEV}", file=sys.stderr)
@@ -392,10 +393,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         result = run(args.layers, args.poolings, args.limit)
         text = report(result, args.top, args.bootstrap) + f"\n\n({len(result['rows'])} configurations"
         text += f", {time.perf_counter() - start:.0f}s in all)"
-    print(text)
-    if args.markdown:
-        Path(args.markdown).write_text(text + "\n", encoding="utf8")
-    return 0
+    return emit(text, args.markdown)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -38,6 +38,7 @@ sys.path.insert(0, str(REPO))
 
 from wrd_score import WRDScorer  # noqa: E402
 from wrd_score.validation import read_judgments  # noqa: E402
+from report_output import add_markdown_argument, emit  # noqa: E402
 
 IDBENCH = {f"idbench_{s}": DATA / "idbench" / f"idbench_{s}.tsv" for s in ("small", "medium", "large")}
 STSB_DEV = {"stsb_dev": DATA / "stsb" / "stsb_dev.tsv"}
@@ -141,7 +142,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--weights", nargs="+", default=None, help="contextual: weights to try")
     parser.add_argument("--variants", nargs="+", default=None, help="contextual: variants to try")
     parser.add_argument("--embedding", default="default", help="static-idbench: the static embedding (default: shipped)")
-    parser.add_argument("--markdown", default=None, help="also write the tables to this file")
+    add_markdown_argument(parser)
     args = parser.parse_args(argv)
     if not DATA.is_dir():
         print(f"shared data not found at {DATA}", file=sys.stderr)
@@ -183,10 +184,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         tables.append(_run("Raw vs rescaled F1: MSE against the human score in [0, 1]", grid, both,
                            ("backend", "embedding", "variant")))
     text = "\n\n".join(tables)
-    print(text)
-    if args.markdown:
-        Path(args.markdown).write_text(text + "\n", encoding="utf8")
-    return 0
+    return emit(text, args.markdown)
 
 
 if __name__ == "__main__":
