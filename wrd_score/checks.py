@@ -27,10 +27,10 @@ import numbers
 import re
 from collections.abc import Mapping, Set
 from itertools import chain
-from typing import Any, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-__all__ = ["InputTypeError", "unknown_message", "close_match_hint", "check_choice", "check_names", "check_needs", "check_int", "check_number", "check_bool", "check_text",
-           "check_texts", "read_references", "reference_lists", "check_references", "groups_of", "without_surrogates"]
+__all__ = ["InputTypeError", "unknown_message", "close_match_hint", "check_choice", "check_names", "check_needs",
+           "needed_or_default", "check_int", "check_number", "check_bool", "check_text", "check_texts", "read_references", "reference_lists", "check_references", "groups_of", "without_surrogates"]
 
 
 # ------------------------------------------------------------------------------------------- known sets
@@ -102,6 +102,22 @@ def check_needs(given: Iterable[str], needs: Mapping, present: Mapping, name: An
             unused.setdefault(need, []).append(parameter)
     for need, parameters in unused.items():
         raise ValueError(f"{', '.join(map(name, parameters))} given without {name(need)}: it would be ignored")
+
+
+def needed_or_default(values: Mapping[str, Any], defaults: Mapping[str, Any], needs: Mapping, present: Mapping,
+                      name: Any = str) -> Dict[str, Any]:
+    """``values`` of parameters that default to ``None`` ("not given"), each with its step: a given one whose step
+    would not run is refused (:func:`check_needs`); returns them all, ``defaults[p]`` where not given.
+
+    >>> needed_or_default({"seed": None}, {"seed": 0}, {"seed": "triplets"}, {"triplets": False})
+    {'seed': 0}
+    >>> needed_or_default({"seed": 3}, {"seed": 0}, {"seed": "triplets"}, {"triplets": False})
+    Traceback (most recent call last):
+    ...
+    ValueError: seed given without triplets: it would be ignored
+    """
+    check_needs([key for key, value in values.items() if value is not None], needs, present, name)
+    return {key: defaults[key] if value is None else value for key, value in values.items()}
 
 
 # ------------------------------------------------------------------------------------------- scalars

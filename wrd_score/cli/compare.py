@@ -6,7 +6,7 @@ import json
 import sys
 from typing import Tuple
 
-from ..checks import check_needs
+from ..checks import check_needs, needed_or_default
 from ..deps import require
 from ..files import write_table
 from ..metrics import COMPARED, MOVERSCORE_FORMS, compare, metric_help, metric_names
@@ -66,9 +66,9 @@ _FLAGS = {"moverscore_idf": "--moverscore-no-idf", "exact-match_rule": "--exact-
 
 
 def run(args: argparse.Namespace) -> int:
-    check_needs(["--digits"] if args.digits is not None else [], {"--digits": "a table (--json keeps every digit)"},
-                {"a table (--json keeps every digit)": not args.json})
-    args.digits = _DIGITS if args.digits is None else args.digits
+    table = "a table (--json keeps every digit)"
+    args.digits = needed_or_default({"--digits": args.digits}, {"--digits": _DIGITS}, {"--digits": table},
+                                    {table: not args.json})["--digits"]
     metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
     if metrics == ("all",):
         metrics = metric_names(bundles=False)

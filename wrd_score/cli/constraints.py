@@ -9,7 +9,7 @@ from ..constraints import (MAX_PER_TRIPLE, MAX_SEED, MIN_CODE_COSINE, MIN_DICE, 
                            build_triplets, code_tokens, co_declarations, load_wordnet, merge_constraints, method_rows,
                            mined_antonyms, morphological_antonyms, split_constraints, triplet_words,
                            wordnet_constraints, write_constraints, write_triplets)
-from ..checks import check_needs
+from ..checks import needed_or_default
 from ..embeddings import StaticEmbedding
 from ..files import check_distinct_outputs, check_output
 from .common import flag_name, int_type, number_type
@@ -60,13 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if (args.train_output is None) != (args.triplets is None):
         raise ValueError("--train-output and --triplets go together (the split writes both)")
-    split = {name: getattr(args, name) for name in _SPLIT_DEFAULTS}
-    check_needs([name for name, value in {**split, "min_code_cosine": args.min_code_cosine}.items() if value is not None],
-                {"min_code_cosine": "code_space", **{name: "triplets" for name in _SPLIT_DEFAULTS}},
-                {"code_space": args.code_space is not None, "triplets": args.triplets is not None},
-                flag_name)
-    split = {name: _SPLIT_DEFAULTS[name] if value is None else value for name, value in split.items()}
-    if split["dev_fraction"] == 1:
+    settings = needed_or_default({name: getattr(args, name) for name in (*_SPLIT_DEFAULTS, "min_code_cosine")},
+                              {**_SPLIT_DEFAULTS, "min_code_cosine": MIN_CODE_COSINE},
+                              {"min_code_cosine": "code_space", **{name: "triplets" for name in _SPLIT_DEFAULTS}},
+                              {"code_space": args.code_space is not None, "triplets": args.triplets is not None},
+                              flag_name)
+    if settings["dev_fraction"] == 1:
         raise ValueError("--dev-fraction must be in [0, 1) (1 would hold every pair out), got 1")
     if not os.path.isfile(args.methods):
         raise FileNotFoundError(f"--methods {args.methods!r} does not exist")
@@ -81,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     words = StaticEmbedding.load(args.vocabulary).words
     code = StaticEmbedding.load(args.code_space) if args.code_space else None
     wordnet = wordnet_constraints(load_wordnet(args.wordnet), words, senses=args.senses, code_space=code,
-                                  min_code_cosine=MIN_CODE_COSINE if args.min_code_cosine is None else args.min_code_cosine)
+                                  min_code_cosine=settings["min_code_cosine"])
     counts = co_declarations(method_rows(args.methods))
     mined = mined_antonyms(counts, words, [c.pair for c in wordnet if c.relation == "synonym"],
                            min_files=args.min_files, min_repos=args.min_repos, min_dice=args.min_dice)
@@ -97,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
         write_constraints(args.morphology, morph)
         print(f"wrote {args.morphology}: {len(morph)} antonyms of a negating prefix")
     if args.triplets is not None:
-        train, held = split_constraints(everything, triplet_words(everything, known), split["dev_fraction"],
-                                        split["seed"])
-        triplets = build_triplets(held, counts, per_triple=split["per_triple"])
+        train, held = split_constraints(everything, triplet_words(everything, known), settings["dev_fraction"],
+                                        settings["seed"])
+        triplets = build_triplets(held, counts, per_triple=settings["per_triple"])
         write_constraints(args.train_output, train)
         write_triplets(args.triplets, triplets)
         print(f"wrote {args.train_output}: {len(train)} constraints ({len(everything) - len(train)} held out); "

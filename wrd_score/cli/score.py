@@ -17,7 +17,7 @@ from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from tqdm import tqdm  # not tqdm.auto: this is a terminal tool
 
-from ..checks import check_needs
+from ..checks import needed_or_default
 from ..files import STDIN, Pair, atomic_write, check_output, write_json
 from ..scorer import WRDScorer
 from ..shards import write_shard
@@ -144,15 +144,12 @@ def _check_args(args: argparse.Namespace) -> None:
         raise ValueError(f"-b/--score-only prints the score alone; it cannot be combined with {other}")
     if args.json and args.per_example:
         raise ValueError("--json already holds the per-example scores; give --json or --per-example, not both")
-    check_needs([key for key in _RESAMPLING_DEFAULTS if getattr(args, key) is not None], _RESAMPLING_NEEDS,
-                {_ANY_TEST: args.confidence or args.paired_bs or args.paired_ar, "--paired-bs": args.paired_bs,
-                 "--paired-ar": args.paired_ar}, flag_name)
-    for key, value in _RESAMPLING_DEFAULTS.items():
-        if getattr(args, key) is None:
-            setattr(args, key, value)
-    check_needs(["--digits"] if args.digits is not None else [], {"--digits": _TEXT_OUTPUT},
-                {_TEXT_OUTPUT: not args.json and args.shard is None})
-    args.digits = _DIGITS if args.digits is None else args.digits
+    vars(args).update(needed_or_default({key: getattr(args, key) for key in _RESAMPLING_DEFAULTS}, _RESAMPLING_DEFAULTS,
+                                        _RESAMPLING_NEEDS,
+                                        {_ANY_TEST: args.confidence or args.paired_bs or args.paired_ar,
+                                         "--paired-bs": args.paired_bs, "--paired-ar": args.paired_ar}, flag_name))
+    args.digits = needed_or_default({"--digits": args.digits}, {"--digits": _DIGITS}, {"--digits": _TEXT_OUTPUT},
+                                    {_TEXT_OUTPUT: not args.json and args.shard is None})["--digits"]
     for flag, value in (("--confidence-n", args.confidence_n), ("--paired-bs-n", args.paired_bs_n),
                         ("--paired-ar-n", args.paired_ar_n)):
         check_resamples(value, flag)
