@@ -415,7 +415,11 @@ def test_endless_line_is_refused_with_file_and_line(tmp_path, capsys, files):
     # Issue 22 item 13: a RecursionError traceback; item 20: a bool taken as the weight 1.0.
     (b"[" * 100_000 + b"]" * 100_000, r"idf file '.*idf.json' is not valid JSON: nested too deeply"),
     (b'{"get": true}', r"idf file '.*idf.json': idf\['get'\] must be a number, got True"),
-], ids=["400-digit", "not-utf8", "5000-digit", "deep", "bool"])
+    # A JSON string is no number, though float() reads "5", " 1e0 " and "1_0".
+    (b'{"get": "1_0"}', r"idf file '.*idf.json': idf\['get'\] must be a number, got '1_0'"),
+    # Each weight finite, but a text's total mass overflowed to inf and its masses fell back to uniform.
+    (b'{"get": 8e307, "count": 8e307}', r"idf file '.*idf.json': idf\['get'\] must be at most 1e\+100"),
+], ids=["400-digit", "not-utf8", "5000-digit", "deep", "bool", "string", "overflowing-sum"])
 def test_hostile_idf_files_name_the_file(files, tmp_path, capsys, content, message):
     """Issue 12, items 13 and 17: OverflowError / UnicodeDecodeError without the file name."""
     cands, refs1, _ = files
@@ -429,6 +433,45 @@ def test_hostile_idf_files_name_the_file(files, tmp_path, capsys, content, messa
 def test_huge_integer_idf_weight_in_the_library():
     with pytest.raises(ValueError, match=r"idf\['get'\] must be finite and >= 0"):
         wrd_score.score(["get"], ["count"], weights="idf", idf={"get": 10**400})
+
+
+def test_idf_weights_whose_sum_would_overflow_are_refused_not_made_uniform():
+    """Red-team finding: 8e307 per weight gave finite weights whose per-text sum was inf, and the masses fell back to
+    uniform silently (precision 0.412 instead of 0.225 for the same ratios)."""
+    small = {"get": 2.0, "count": 0.5, "value": 1.0, "size": 1.5}
+    want = wrd_score.score(["get count value"], ["size count"], weights="idf", idf=small)["precision"]
+    scaled = {token: value * 1e99 for token, value in small.items()}  # the largest weight, 2e99, is allowed
+    got = wrd_score.score(["get count value"], ["size count"], weights="idf", idf=scaled)["precision"]
+    assert got == pytest.approx(want, rel=1e-12)
+    with pytest.raises(ValueError, match=r"idf\['get'\] must be at most 1e\+100 .*got 8e\+307"):
+        wrd_score.score(["get count value"], ["size count"], weights="idf",
+                        idf={token: value * 4e307 for token, value in small.items()})
+
+
+@pytest.mark.parametrize("value", ["5", " 1e0 ", "1_0", b"5"])
+def test_idf_weights_must_be_numbers_not_strings(value):
+    with pytest.raises(TypeError, match=r"idf\['get'\] must be a number, got "):
+        wrd_score.score(["get"], ["count"], weights="idf", idf={"get": value})
+
+
+def test_idf_file_errors_name_the_file_once(files, tmp_path, capsys):
+    """Red-team finding: "idf file 'x': idf file 'x', line 1: ..." (the reader's message wrapped again)."""
+    cands, refs1, _ = files
+    path = tmp_path / "two.txt"
+    path.write_text("a\nb\n")
+    code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--weights", "idf", "--idf-file", str(path))
+    assert code == 2 and err.count("idf file") == 1, err
+    assert re.search(r"idf file '.*two.txt', line 1: expected 'token<TAB>weight', got 'a'", err), err
+
+
+@pytest.mark.parametrize("weight", ["1_0", "0x10", "٣"])
+def test_idf_tsv_weights_are_plain_decimal_numbers(files, tmp_path, capsys, weight):
+    """float() also reads "1_0" (10), and Arabic-Indic digits: a TSV weight is a plain decimal number."""
+    cands, refs1, _ = files
+    path = tmp_path / "idf.tsv"
+    path.write_text(f"get\t{weight}\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--weights", "idf", "--idf-file", str(path))
+    assert code == 2 and "line 1: expected 'token<TAB>weight'" in err, err
 
 
 # ------------------------------------------------------------------ item 17 (issue 12): smaller holes

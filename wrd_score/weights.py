@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import numbers
 import weakref
 from collections import Counter
 from itertools import repeat
@@ -27,7 +28,8 @@ from .checks import unknown_message
 from .signature import pinned
 
 __all__ = ["WEIGHTS", "WeightsName", "IDF_WEIGHTS", "CORPUS_IDF_WEIGHTS", "uses_idf", "uses_corpus_idf", "document_frequencies",
-           "fit_idf", "corpus_idf", "shared_idf", "IDFTable", "token_masses", "normalise", "table_digest"]
+           "fit_idf", "corpus_idf", "shared_idf", "IDFTable", "token_masses", "normalise", "table_digest",
+           "MAX_IDF_WEIGHT"]
 
 WEIGHTS = {
     "norm": "embedding norm (the paper)",
@@ -42,6 +44,10 @@ WEIGHTS = {
 WeightsName = Literal["norm", "idf", "norm*idf", "corpus-idf", "norm*corpus-idf", "uniform"]
 #: The weights that need an IDF table fitted on the call's references (or given as ``idf=``).
 IDF_WEIGHTS = ("idf", "norm*idf")
+#: The largest weight of a user's IDF table: times the largest vector norm float32 storage allows (about 1e40)
+#: and any number of tokens, a text's total mass stays finite (at 8e307 two weights summed to infinity, and the
+#: masses fell back to uniform).
+MAX_IDF_WEIGHT = 1e100
 #: The weights whose IDF comes from the document-frequency table shipped in the embedding file.
 CORPUS_IDF_WEIGHTS = ("corpus-idf", "norm*corpus-idf")
 
@@ -193,17 +199,19 @@ def user_idf(mapping: Mapping[str, float]) -> IDFTable:
     for token, value in mapping.items():
         if not isinstance(token, str):
             raise TypeError(f"idf keys must be strings, got {type(token).__name__}")
-        if isinstance(value, bool):  # JSON true is no weight, though float(True) is 1.0
+        # JSON true is no weight, though float(True) is 1.0; nor is a string, though float() reads "5" and "1_0".
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"idf[{token!r}] must be a number, got {value!r}")
         try:
             value = float(value)
-        except (TypeError, ValueError):
-            raise TypeError(f"idf[{token!r}] must be a number, got {value!r}") from None
         except OverflowError:  # an int too large for a float, e.g. 400 digits from a JSON file
             raise ValueError(f"idf[{token!r}] must be finite and >= 0, got an integer of "
                              f"{len(str(abs(value)))} digits") from None
         if not math.isfinite(value) or value < 0:
             raise ValueError(f"idf[{token!r}] must be finite and >= 0, got {value}")
+        if value > MAX_IDF_WEIGHT:
+            raise ValueError(f"idf[{token!r}] must be at most {MAX_IDF_WEIGHT:g} (a text's total mass would overflow "
+                             f"to infinity), got {value:g}")
         weights[token] = value
     default = max(weights.values()) if weights else 1.0
     return IDFTable(weights, default, -1, pinned("user", table_digest(weights)))

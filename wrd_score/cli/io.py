@@ -10,6 +10,7 @@ before anything is scored or printed); standard input and pipes are read once in
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
 from typing import Any, Dict, Iterator, List, NamedTuple, Sequence
@@ -126,6 +127,9 @@ def iter_file_pairs(candidates: str, references: Sequence[str]) -> Iterator[Pair
 
 
 
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|nan)", re.I)
+
+
 def read_idf_file(path: str) -> Dict[str, float]:
     """A ``{token: weight}`` table from JSON (an object) or TSV (``token<TAB>weight`` lines)."""
     if not os.path.isfile(path):
@@ -140,10 +144,8 @@ def read_idf_file(path: str) -> Dict[str, float]:
         if not line.strip():
             continue
         token, sep, value = line.rpartition("\t")
-        try:
-            table[token] = float(value)
-        except ValueError:
-            sep = ""
-        if not sep:
+        # A plain decimal number: float() also reads "1_0" (10) and digits of other scripts.
+        if not sep or not _DECIMAL.fullmatch(value.strip()):
             raise ValueError(f"idf file {path!r}, line {number}: expected 'token<TAB>weight', got {line!r}")
+        table[token] = float(value)
     return table

@@ -188,8 +188,9 @@ def _scorer_and_idf(args: argparse.Namespace, pairs: Any) -> Tuple[WRDScorer, An
     scorer = WRDScorer(**options_from_args(args))
     idf: Any = None
     if args.idf_file:
+        table = read_idf_file(args.idf_file)  # its own errors name the file
         try:
-            idf = user_idf(read_idf_file(args.idf_file))
+            idf = user_idf(table)
         except (TypeError, ValueError) as exc:  # name the file the bad weight came from
             raise type(exc)(f"idf file {args.idf_file!r}: {exc}") from None
     # One table for the whole input, as a single score() call would fit (a second streaming pass).
