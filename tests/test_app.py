@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -163,6 +164,22 @@ def test_api_score_file_returns_data_and_a_file(app, tmp_path):
     assert path.endswith(".scored.jsonl")  # the upload's format, written by the library's table writer
     back = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
     assert [r["wrdscore_f1"] for r in back] == [r["wrdscore_f1"] for r in record["rows"]]
+
+
+def test_api_score_file_means_have_the_library_bits(app, tmp_path):
+    """Red-team finding: the file's means were np.mean (a pairwise sum), the library's the running sum in order:
+    0.16744084193581565 against 0.1674408419358157 over 997 rows."""
+    rng = np.random.default_rng(1)
+    words = "get set count size value name list item add remove is has to string index find load save".split()
+    rows = [(" ".join(rng.choice(words, rng.integers(1, 4))), " ".join(rng.choice(words, rng.integers(1, 4))))
+            for _ in range(997)]
+    upload = tmp_path / "u.csv"
+    pd.DataFrame(rows, columns=["prediction", "reference"]).to_csv(upload, index=False)
+    record, _ = app.api_score_file(str(upload), *page(app, siblings=False))
+    want = WRDScorer().score([p for p, _ in rows], [r for _, r in rows])
+    got = record["means"][0]
+    assert (got["precision"], got["recall"], got["f1"]) == (want["mean_precision"], want["mean_recall"],
+                                                            want["mean_f1"])
 
 
 @pytest.mark.parametrize("call, message", [

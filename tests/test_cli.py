@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import wrd_score
@@ -594,6 +595,23 @@ def test_paired_bootstrap_table(files, tmp_path, capsys):
     expected = paired_system_test(base["f1"], [1.0] * len(CANDS), 1000, 0)
     assert (got["systems"][1]["delta_f1"], got["systems"][1]["p_value"]) == pytest.approx(tuple(expected))
     assert got["systems"][0]["p_value"] is None and got["systems"][0]["baseline"] is True
+
+
+def test_paired_and_confidence_means_have_the_plain_means_bits(tmp_path, capsys):
+    """The paired table's and --confidence's means were np.mean (a pairwise sum); the plain score's the running sum
+    in order (wrd_score.stats.mean): over 997 examples they parted in the last bits."""
+    rng = np.random.default_rng(1)
+    words = "get set count size value name list item add remove is has to string index find load save".split()
+    texts = [" ".join(rng.choice(words, rng.integers(1, 4))) for _ in range(2 * 997)]
+    cands, refs = _write(tmp_path / "c.txt", texts[:997]), _write(tmp_path / "r.txt", texts[997:])
+    _, plain, _ = run_cli(capsys, "score", "-c", cands, "-r", refs, "--json")
+    _, confidence, _ = run_cli(capsys, "score", "-c", cands, "-r", refs, "--json", "--confidence")
+    _, paired, _ = run_cli(capsys, "score", "-c", cands, "-c", refs, "-r", refs, "--paired-bs", "--json",
+                           "--paired-bs-n", "100", "--confidence-n", "100")
+    want = json.loads(plain)["mean_f1"]
+    assert want != float(np.mean(json.loads(plain)["f1"]))  # the data tells the two sums apart
+    assert json.loads(confidence)["mean_f1"] == want
+    assert json.loads(paired)["systems"][0]["mean_f1"] == want
 
 
 def test_paired_bootstrap_settings_and_output_file(files, tmp_path, capsys):

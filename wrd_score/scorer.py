@@ -6,8 +6,6 @@ predictions against one or several references each.  :func:`score` is its functi
 from __future__ import annotations
 
 import os
-from functools import reduce
-from operator import add
 import threading
 from dataclasses import fields, replace
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Union
@@ -25,6 +23,7 @@ from .options import BACKENDS, Options
 from .rescale import lookup_baseline, rescale
 from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs
 from .signature import Signature
+from .stats import mean
 from .weights import IDFTable, corpus_idf, shared_idf, token_masses, uses_corpus_idf, uses_idf
 
 __all__ = ["Options", "WRDScorer", "Scores", "score", "BACKENDS", "check_texts", "check_references", "reference_lists", "result_dict"]
@@ -219,22 +218,19 @@ def result_dict(precision: List[float], recall: List[float], f1: List[float], be
     """The result of :meth:`WRDScorer.score` from its per-example lists, in example order.
 
     Every path that scores parts of one input (chunks, ranks, Ray actors) joins them here, so its
-    means are summed as one call sums them and come out bit-identical.  A mean is the running sum in
-    example order over n, as the streaming command line and ``wrdscore merge`` add theirs up: not
-    ``sum()``, which Python 3.12 made compensated, so the entry points would part in the last bits.
+    means are summed as one call sums them and come out bit-identical (:func:`wrd_score.stats.mean`).
 
     >>> result_dict([1.0, 0.5], [1.0, 0.0], [1.0, 0.0], [0, 0], "sig")["mean_precision"]
     0.75
     """
-    n = max(len(f1), 1)
     return {
         "precision": precision,
         "recall": recall,
         "f1": f1,
         "best_reference": best_reference,
-        "mean_precision": reduce(add, precision, 0.0) / n,
-        "mean_recall": reduce(add, recall, 0.0) / n,
-        "mean_f1": reduce(add, f1, 0.0) / n,
+        "mean_precision": mean(precision),
+        "mean_recall": mean(recall),
+        "mean_f1": mean(f1),
         "signature": signature,
     }
 
