@@ -2,6 +2,7 @@
 import json
 import math
 import os
+import re
 import shutil
 
 import numpy as np
@@ -92,7 +93,7 @@ def test_baseline_command_then_rescaled_scores(emb, corpus):
     assert out["f1"][0] == pytest.approx(1.0)  # identical texts still score 1
     assert out["f1"][3] < 0  # the empty prediction scores below the unrelated-pair level
     assert out["best_reference"] == raw["best_reference"]
-    assert out["signature"].endswith("|rescale:baseline") and "rescale" not in raw["signature"]
+    assert re.search(r"\|rescale:baseline@[0-9a-f]{12}$", out["signature"]) and "rescale" not in raw["signature"]
     assert baseline_key(out["signature"]) == key
     # The mean of the rescaled scores of the baseline's own random pairs is 0 by construction.
     k2, e2 = compute_baseline(WRDScorer(embedding=emb), corpus, n_pairs=300, seed=0)
@@ -258,6 +259,25 @@ def test_baseline_writes_to_the_user_folder_and_rescaling_finds_it_there(corpus,
     out = WRDScorer(rescale_with_baseline=True, **options).score(["getCount", "readFile"], ["getCount", "size"])
     raw = WRDScorer(**options).score(["getCount", "readFile"], ["getCount", "size"])
     np.testing.assert_allclose(out["f1"], (np.array(raw["f1"]) - entry["f1"]) / (1 - entry["f1"]), atol=1e-12)
+
+
+def test_a_users_baseline_is_pinned_in_the_signature(corpus, tmp_path, monkeypatch):
+    """Red-team finding: baselines of two seeds rescaled the same raw scores to -0.0586 and -0.0675 under one
+    signature ending `rescale:baseline`. A shipped entry keeps that field (the version and the embedding checksum pin
+    it); any other adds a digest of its numbers."""
+    monkeypatch.setenv("WRDSCORE_CACHE", str(tmp_path / "cache"))
+    options = dict(embedding="wrd-java-default", weights="uniform")
+    got = {}
+    for seed in ("0", "7"):
+        assert main(["baseline", "--corpus", corpus, "--embedding", "wrd-java-default", "--weights", "uniform",
+                     "--pairs", "300", "--seed", seed]) == 0
+        got[seed] = WRDScorer(rescale_with_baseline=True, **options).score(["get count"], ["size"])
+    assert got["0"]["f1"] != got["7"]["f1"]
+    assert got["0"]["signature"] != got["7"]["signature"]
+    assert all(re.search(r"\|rescale:baseline@[0-9a-f]{12}$", r["signature"]) for r in got.values())
+    assert baseline_key(got["0"]["signature"]) == baseline_key(got["7"]["signature"])  # one entry, replaced
+    shipped = WRDScorer(rescale_with_baseline=True).score(["get count"], ["size"])["signature"]
+    assert shipped.endswith("|rescale:baseline")
 
 
 @pytest.mark.parametrize("options", [

@@ -34,6 +34,7 @@ Compute one with ``wrdscore baseline --corpus FILE [metric flags]``.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
 import shlex
@@ -63,6 +64,7 @@ __all__ = [
     "check_pairs",
     "MAX_BASELINE_PAIRS",
     "user_baseline_path",
+    "baseline_field",
     "default_output",
     "baseline_command",
 ]
@@ -193,18 +195,39 @@ def load_baselines(path: str) -> Dict[str, Dict[str, Any]]:
     return entries
 
 
+def _find_baseline(signature: Union[str, Signature], embedding: Optional[str]) -> Optional[Tuple[str, Dict]]:
+    """The first file of :func:`baseline_files` holding an entry for ``signature``, and that entry."""
+    key = baseline_key(signature)
+    for path in baseline_files(embedding):
+        entry = load_baselines(path).get(key)
+        if entry is not None:
+            return path, entry
+    return None
+
+
+def baseline_field(signature: Union[str, Signature], embedding: Optional[str] = None) -> str:
+    """The signature's ``rescale`` field: ``baseline`` for a shipped entry (the version and the embedding's checksum
+    pin it), ``baseline@`` and 12 hex digits of the entry's three numbers for any other, since a user's baseline
+    of another corpus or seed rescales the same raw scores to other numbers.
+
+    A configuration without a baseline also gives ``baseline``: scoring it raises, naming the command."""
+    found = _find_baseline(signature, embedding)
+    if found is None or found[0] == shipped_baseline_path():
+        return "baseline"
+    numbers = json.dumps([float(found[1][part]) for part in ("precision", "recall", "f1")])
+    return "baseline@" + hashlib.sha256(numbers.encode("ascii")).hexdigest()[:12]
+
+
 def lookup_baseline(signature: Union[str, Signature], embedding: Optional[str] = None,
                     options: Optional[Options] = None) -> Dict[str, Any]:
     """The baseline entry (``precision``/``recall``/``f1`` and provenance) for a metric signature.
 
     ``options``: the scorer's resolved options, so that a missing baseline's error gives the exact command
     (:func:`baseline_command`) that computes it."""
-    key = baseline_key(signature)
-    paths = baseline_files(embedding)
-    for path in paths:
-        entry = load_baselines(path).get(key)
-        if entry is not None:
-            return entry
+    found = _find_baseline(signature, embedding)
+    if found is not None:
+        return found[1]
+    key, paths = baseline_key(signature), baseline_files(embedding)
     command = (baseline_command(options) if options is not None
                else "wrdscore baseline --corpus FILE [the same metric flags]")
     raise ValueError(

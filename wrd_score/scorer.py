@@ -20,7 +20,7 @@ from .backends.static import StaticBackend
 from .checks import check_names, check_references, check_texts, groups_of, reference_lists
 from .embeddings import load_embedding
 from .options import BACKENDS, Options
-from .rescale import lookup_baseline, rescale
+from .rescale import baseline_field, lookup_baseline, rescale
 from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs
 from .signature import Signature
 from .stats import mean
@@ -120,8 +120,9 @@ class WRDScorer:
             # same scores to within 1e-15, not the same bits, so a reader must be able to tell them apart.
             parts["solver"] = "pot"
         if o.rescale_with_baseline:
-            # Recorded only when on, as bert_score does, so existing signatures keep their meaning.
-            parts["rescale"] = "baseline"
+            # Recorded only when on, as bert_score does, so existing signatures keep their meaning; a baseline that
+            # is not shipped adds a digest of its numbers (rescale.baseline_field).
+            parts["rescale"] = baseline_field(Signature(parts), o.embedding)
         return Signature(parts)
 
     def idf_table(self, references: Iterable[Sequence[str]],
