@@ -120,6 +120,10 @@ def test_tables_of_every_format_read_the_same_data(tmp_path):
     ("t.tsv", "prediction,reference\nx,y\n", r"is it really tab-separated\?"),
     ("t.csv", "prediction,reference\nx,y,z\n", r"row 1 has 3 fields but the header names 2 columns"),
     ("t.csv", "prediction,Prediction,reference\nx,y,z\n", r"more than one 'prediction' column"),
+    # Red-team finding: pandas renamed the second to 'reference.1', and the first was used without a word.
+    ("t.csv", "prediction,reference,reference\nx,y,z\n", r"more than one 'reference' column"),
+    ("t.tsv", "prediction\treference\tHuman\thuman\nx\ty\t1\t2\n", r"more than one 'Human' column"),
+    ("t.jsonl", '{"prediction": "x", "reference": "y", "reference": "z"}\n', r"line 1 names 'reference' twice"),
     ("t.csv", "prediction,reference\n", r"a header but no rows"),
     ("t.csv", "  \n", r"the file is empty"),
     ("t.csv", b"prediction,reference\nx\x00,y\n", r"looks binary"),

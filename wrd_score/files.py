@@ -212,12 +212,16 @@ def read_table(path: str, required: Sequence[str] = ("prediction", "reference"),
     except UnicodeDecodeError as exc:
         raise TableError(f"the file is not UTF-8 text (invalid byte at position {exc.start})") from None
     frame = _read_jsonl(text) if kind == "jsonl" else _read_delimited(text, kind)
-    frame.columns = [str(c).strip() for c in frame.columns]
-    lowered = [c.lower() for c in frame.columns]
+    # The header as written: pandas renames a repeated name ("reference" -> "reference.1"), and the first column
+    # would be used while the other was dropped without a word.
+    header = [str(c).strip() for c in (frame.columns if kind == "jsonl" else _header(text, kind))]
+    lowered = [c.lower() for c in header]
+    repeated = next((c for c in [*required, *numeric, *header] if lowered.count(c.lower()) > 1), None)
+    if repeated is not None:
+        raise TableError(f"the file has more than one {repeated!r} column (names are compared ignoring case)")
+    frame.columns = header
     rename = {}
     for column in [*required, *numeric]:
-        if lowered.count(column.lower()) > 1:
-            raise TableError(f"the file has more than one {column!r} column (names are compared ignoring case)")
         if column.lower() in lowered:
             rename[frame.columns[lowered.index(column.lower())]] = column
     frame = frame.rename(columns=rename)
@@ -352,6 +356,27 @@ def _read_delimited(text: str, kind: str):
         raise TableError(f"could not read the file as {kind.upper()}: {detail}") from None
 
 
+def _header(text: str, kind: str) -> List[str]:
+    """The first row of a CSV or TSV file, read as :func:`_read_delimited` reads it."""
+    import csv
+    import io
+
+    sep, quoting = ("\t", csv.QUOTE_NONE) if kind == "tsv" else (",", csv.QUOTE_MINIMAL)
+    return next(csv.reader(io.StringIO(text), delimiter=sep, quoting=quoting), [])
+
+
+def _unique_keys(number: int):
+    """A ``json.loads`` hook refusing a key given twice on line ``number`` (``json`` keeps the last silently)."""
+    def pairs_to_dict(pairs):
+        seen: dict = {}
+        for key, value in pairs:
+            if key in seen:
+                raise TableError(f"line {number} names {key!r} twice")
+            seen[key] = value
+        return seen
+    return pairs_to_dict
+
+
 def _read_jsonl(text: str):
     import pandas as pd
 
@@ -360,7 +385,7 @@ def _read_jsonl(text: str):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(line, object_pairs_hook=_unique_keys(number))
         except json.JSONDecodeError as exc:
             raise TableError(f"line {number} is not valid JSON: {exc.msg}") from None
         except RecursionError:

@@ -24,6 +24,7 @@ from .files import atomic_write
 from .checks import check_texts
 from .scorer import WRDScorer
 from .scoring import PairDetail
+from .stats import mean as stats_mean
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; matplotlib is optional
     from matplotlib.figure import Figure
@@ -434,7 +435,8 @@ def histogram_figure(f1: Sequence[float]) -> "Figure":
     low = min(0.0, float(values.min())) if values.size else 0.0
     ax.hist(values, bins=20, range=(low, 1.0), color="#4c72b0", edgecolor="white")
     if values.size:
-        ax.axvline(float(values.mean()), color="#dd8452", linestyle="--", label=f"mean {values.mean():.4f}")
+        mean = stats_mean(values.tolist())  # the mean every entry point reports
+        ax.axvline(mean, color="#dd8452", linestyle="--", label=f"mean {mean:.4f}")
         ax.legend(loc="upper left")
     ax.yaxis.set_major_locator(require("matplotlib.ticker", "plot").MaxNLocator(integer=True))
     ax.set_xlabel("WRDScore F1")
