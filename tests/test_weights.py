@@ -119,3 +119,45 @@ def test_corpus_idf_read_by_vocabulary_row_is_the_table_itself():
     assert token_masses(enc.norms, enc.tokens, "norm*corpus-idf", table, enc.vocabulary).tolist() == want.tolist()
     shifted = (list(emb.words), np.maximum(rows - 1, -1))  # an equal list, but not the table's own
     assert token_masses(enc.norms, enc.tokens, "norm*corpus-idf", table, shifted).tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("key, made", [("getCount", "['get', 'count']"), ("get count", "['get', 'count']"),
+                                       ("GET", "['get']"), ("", None)])
+def test_an_idf_key_that_is_never_a_token_is_refused(key, made):
+    """Red-team finding: keys are matched to tokens as they are, so `getCount`, `get count` or `GET` went unused and
+    every token got the table's largest weight: the scores of weights="uniform", under an idf:user signature."""
+    with pytest.raises(ValueError, match=f"idf key {key!r} ") as info:
+        score(["get count value"], ["size count"], weights="idf", idf={key: 5.0, "count": 1.0})
+    assert (made or "makes no token") in str(info.value)
+    # The same keys as tokens are taken, and weigh.
+    weighted = score(["get count value"], ["size count"], weights="idf", idf={"get": 5.0, "count": 1.0})
+    assert weighted["f1"] != score(["get count value"], ["size count"], weights="uniform")["f1"]
+
+
+def test_an_idf_key_is_checked_against_the_scorers_own_tokenizer():
+    # "count2" is one token of the words tokenizer, two of the identifier one.
+    assert score(["count2"], ["count2 size"], weights="idf", tokenizer="words", idf={"count2": 2.0})["f1"]
+    with pytest.raises(ValueError, match=r"idf key 'count2' is not one token: "
+                                         r"the identifier tokenizer makes \['count', '2'\]"):
+        score(["count2"], ["count2 size"], weights="idf", idf={"count2": 2.0})
+
+
+def test_an_idf_file_with_a_key_that_is_never_a_token_names_the_file(tmp_path, capsys):
+    from wrd_score import cli
+
+    path = tmp_path / "idf.tsv"
+    path.write_text("getCount\t2.0\n", encoding="utf-8")
+    code = cli.main(["score", "-c", "get count", "-r", "size", "--weights", "idf", "--idf-file", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"idf file {str(path)!r}: idf key 'getCount' is not one token" in err, err
+
+
+def test_a_wordpiece_idf_key_must_be_in_the_models_vocabulary():
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    options = dict(backend="contextual", device="cpu", pooling="wordpiece", weights="idf")
+    scorer = WRDScorer(**options)
+    pieces = scorer.backend.tokenize("getCount")  # ['get', '##co', '##unt']
+    assert scorer.score(["getCount"], ["size"], idf={piece: 2.0 for piece in pieces})["f1"]
+    with pytest.raises(ValueError, match="idf key 'getCount' is not a word piece of"):
+        scorer.score(["getCount"], ["size"], idf={"getCount": 2.0})

@@ -30,7 +30,8 @@ from itertools import chain
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 __all__ = ["InputTypeError", "unknown_message", "close_match_hint", "check_choice", "check_names", "check_needs",
-           "needed_or_default", "check_int", "check_number", "check_bool", "check_text", "check_texts", "read_references", "reference_lists", "check_references", "groups_of", "without_surrogates"]
+           "needed_or_default", "check_int", "check_number", "check_bool", "check_text", "check_texts",
+           "read_references", "reference_lists", "check_references", "groups_of", "without_surrogates"]
 
 
 # ------------------------------------------------------------------------------------------- known sets

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import fields, replace
-from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -133,7 +133,14 @@ class WRDScorer:
         Fitting once and passing the table to each chunk keeps chunked scoring equal to one call
         (:func:`~wrd_score.weights.shared_idf`, the one rule).
         """
-        return shared_idf(self.options.weights, idf, lambda: references, self.backend.tokenize)
+        return self._shared_idf(idf, lambda: references)
+
+    def _shared_idf(self, idf: Any, references: Any) -> Optional[IDFTable]:
+        """:func:`~wrd_score.weights.shared_idf`, and a user's table refused where a key can never weigh a token."""
+        table = shared_idf(self.options.weights, idf, references, self.backend.tokenize)
+        if table is not None and table.source.startswith("user"):
+            check_idf_keys(table, self.backend, str(self.signature_fields(None)))
+        return table
 
     def score(self, predictions: Sequence[str], references: References,
               idf: Optional[Mapping[str, float]] = None) -> Dict[str, Any]:
@@ -152,8 +159,7 @@ class WRDScorer:
         predictions = check_texts("predictions", predictions)
         flat_refs, groups = check_references(references, len(predictions), flat=True)
         # The lists of references are built only if IDF is fitted on them or an error names one.
-        idf_table = (shared_idf(self.options.weights, idf, lambda: groups_of(flat_refs, groups), self.backend.tokenize)
-                     or self.corpus_idf)
+        idf_table = self._shared_idf(idf, lambda: groups_of(flat_refs, groups)) or self.corpus_idf
         # Distinct texts in first-appearance order (predictions, then references) and the pairs as
         # text indices, built with C-level dict/map calls: at 100k method-name pairs the per-item
         # Python loops these replace cost about as much as all the optimal transport.
@@ -212,6 +218,31 @@ class Scores(NamedTuple):
     def as_dict(self) -> Dict[str, Any]:
         """The result dict of :meth:`WRDScorer.score` (:func:`result_dict`; the signature printed)."""
         return result_dict(self.precision, self.recall, self.f1, self.best_reference, str(self.signature))
+
+
+#: (table source, scorer signature) pairs whose keys were checked: a training loop passes one dict every step.
+_CHECKED_IDF: Dict[Tuple[str, str], None] = {}
+_CHECKED_IDF_MAX = 64
+_CHECKED_IDF_LOCK = threading.Lock()
+
+
+def check_idf_keys(table: IDFTable, backend: Any, scorer_key: str) -> None:
+    """Refuse a user's IDF table with a key that no text can bring as a token (``getCount`` where the identifier
+    tokenizer makes ``get`` and ``count``): its weight would go unused and the text's tokens would get the table's
+    largest weight instead, a score that looks weighted and is not."""
+    seen = (table.source, scorer_key)
+    with _CHECKED_IDF_LOCK:
+        if seen in _CHECKED_IDF:
+            return
+    for key in table.weights:
+        problem = backend.idf_key_problem(key)
+        if problem is not None:
+            raise ValueError(f"idf key {key!r} {problem}; its weight would go unused: key the table by tokens "
+                             "(WRDScorer(...).backend.tokenize(text) shows them)")
+    with _CHECKED_IDF_LOCK:
+        if len(_CHECKED_IDF) >= _CHECKED_IDF_MAX:
+            _CHECKED_IDF.pop(next(iter(_CHECKED_IDF)))
+        _CHECKED_IDF[seen] = None
 
 
 def result_dict(precision: List[float], recall: List[float], f1: List[float], best_reference: List[int],

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from itertools import count
-from typing import Dict, Iterable, List, Optional, Protocol, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -92,6 +92,15 @@ class Encoded:
     vocabulary: Optional[Tuple[Sequence[str], np.ndarray]] = None
 
 
+def unit_problem(tokenize: Callable[[str], Sequence[str]], key: str, tokenizer: str) -> Optional[str]:
+    """Why ``key`` is never one unit of ``tokenize`` (``None`` when it is one): an IDF key that is not would go
+    unused, and its text's tokens would get the table's largest weight instead."""
+    units = list(tokenize(key))
+    if units == [key]:
+        return None
+    return f"is not one token: {tokenizer} makes {units} of it" if units else f"makes no token with {tokenizer}"
+
+
 class Backend(Protocol):
     """What the scorer needs from an embedding backend."""
 
@@ -99,4 +108,7 @@ class Backend(Protocol):
         ...
 
     def signature_fields(self) -> Dict[str, str]:  # pragma: no cover - protocol
+        ...
+
+    def idf_key_problem(self, key: str) -> Optional[str]:  # pragma: no cover - protocol
         ...

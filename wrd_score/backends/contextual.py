@@ -28,7 +28,7 @@ import numpy as np
 
 from ..checks import check_bool, check_choice, check_int
 from ..tokenize import TOKENIZERS, TokenizerName, unit_spans
-from .base import Encoded
+from .base import Encoded, unit_problem
 from .encoder import (DEFAULT_MODEL, DTYPES, RUNTIMES, DtypeName, RuntimeName, load_model, model_fingerprint,
                       model_name, quiet_transformers, resolve_device, resolve_model_path)
 # Importable from here, where they were before the backend's steps got modules of their own.
@@ -204,6 +204,15 @@ class ContextualBackend(WindowedStates):
         if self.runtime != "torch":
             fields["rt"] = self.runtime  # another program's floats: recorded only then, so torch's signatures stay
         return fields
+
+    def idf_key_problem(self, key: str) -> Optional[str]:
+        """Why an IDF table's ``key`` can never weigh a unit of this backend (``None``: it can): with
+        ``pooling="wordpiece"`` a key must be a word piece of the model's vocabulary (``##unt``)."""
+        if self.pooling == "wordpiece":
+            if key in self.loaded.tokenizer.get_vocab():
+                return None
+            return f"is not a word piece of {self.loaded.name}'s vocabulary (pooling='wordpiece' weighs word pieces)"
+        return unit_problem(self.tokenize, key, f"the {self.tokenizer_name} tokenizer")
 
     def tokenize(self, text: str) -> List[str]:
         """The unit strings :meth:`encode` gives ``text`` (what IDF is fit on)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import warnings
 from itertools import chain, repeat
-from typing import Dict, Iterable, List, Literal, Sequence
+from typing import Dict, Iterable, List, Literal, Optional, Sequence
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from ..checks import check_choice
 from ..embeddings import StaticEmbedding, table_unit_rows, unit_rows
 from ..signature import pinned
 from ..tokenize import SEPARATOR, TokenizerName, get_tokenizer, tokenize_many, tokenize_separated
-from .base import Encoded, FlatSpans, first_appearance_rows
+from .base import Encoded, FlatSpans, first_appearance_rows, unit_problem
 
 __all__ = ["StaticBackend", "OOV_POLICIES", "OovPolicyName", "NoVectorWarning"]
 
@@ -81,6 +81,10 @@ class StaticBackend:
 
     def tokenize_all(self, texts: Iterable[str]) -> List[List[str]]:
         return tokenize_many(list(texts), self.tokenizer_name)
+
+    def idf_key_problem(self, key: str) -> Optional[str]:
+        """Why an IDF table's ``key`` can never weigh a token of this backend (``None``: it can)."""
+        return unit_problem(self.tokenize, key, f"the {self.tokenizer_name} tokenizer")
 
     def encode(self, texts: Sequence[str]) -> Encoded:
         emb = self.embedding

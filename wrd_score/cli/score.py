@@ -19,7 +19,7 @@ from tqdm import tqdm  # not tqdm.auto: this is a terminal tool
 
 from ..checks import needed_or_default
 from ..files import STDIN, Pair, atomic_write, check_output, write_json
-from ..scorer import WRDScorer
+from ..scorer import WRDScorer, check_idf_keys
 from ..shards import write_shard
 from ..stats import (MIN_RESAMPLES, check_resamples, format_p_value, paired_system_test,  # scipy: when they run
                      system_confidence)
@@ -191,7 +191,8 @@ def _scorer_and_idf(args: argparse.Namespace, pairs: Any) -> Tuple[WRDScorer, An
         table = read_idf_file(args.idf_file)  # its own errors name the file
         try:
             idf = user_idf(table)
-        except (TypeError, ValueError) as exc:  # name the file the bad weight came from
+            check_idf_keys(idf, scorer.backend, str(scorer.signature_fields(None)))
+        except (TypeError, ValueError) as exc:  # name the file the bad weight or key came from
             raise type(exc)(f"idf file {args.idf_file!r}: {exc}") from None
     # One table for the whole input, as a single score() call would fit (a second streaming pass).
     idf = shared_idf(scorer.options.weights, idf, lambda: (refs for _, refs in pairs()), scorer.backend.tokenize,
