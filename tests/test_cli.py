@@ -599,7 +599,7 @@ def test_paired_bootstrap_table(files, tmp_path, capsys):
 
 def test_paired_and_confidence_means_have_the_plain_means_bits(tmp_path, capsys):
     """The paired table's and --confidence's means were np.mean (a pairwise sum); the plain score's the running sum
-    in order (wrd_score.stats.mean): over 997 examples they parted in the last bits."""
+    in order (wrd_score.scorer.mean): over 997 examples they parted in the last bits."""
     rng = np.random.default_rng(1)
     words = "get set count size value name list item add remove is has to string index find load save".split()
     texts = [" ".join(rng.choice(words, rng.integers(1, 4))) for _ in range(2 * 997)]

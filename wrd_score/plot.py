@@ -22,9 +22,8 @@ import numpy as np
 from .deps import require
 from .files import atomic_write
 from .checks import check_texts
-from .scorer import WRDScorer
+from .scorer import WRDScorer, mean as mean_of_scores
 from .scoring import PairDetail
-from .stats import mean as stats_mean
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; matplotlib is optional
     from matplotlib.figure import Figure
@@ -435,7 +434,7 @@ def histogram_figure(f1: Sequence[float]) -> "Figure":
     low = min(0.0, float(values.min())) if values.size else 0.0
     ax.hist(values, bins=20, range=(low, 1.0), color="#4c72b0", edgecolor="white")
     if values.size:
-        mean = stats_mean(values.tolist())  # the mean every entry point reports
+        mean = mean_of_scores(values.tolist())  # the mean every entry point reports
         ax.axvline(mean, color="#dd8452", linestyle="--", label=f"mean {mean:.4f}")
         ax.legend(loc="upper left")
     ax.yaxis.set_major_locator(require("matplotlib.ticker", "plot").MaxNLocator(integer=True))

@@ -23,7 +23,6 @@ from .options import BACKENDS, Options
 from .rescale import baseline_field, lookup_baseline, rescale
 from .scoring import best_of, check_transport_size, f1_score, pair_detail, PairDetail, score_pairs
 from .signature import Signature
-from .stats import mean
 from .weights import IDFTable, corpus_idf, shared_idf, token_masses, uses_corpus_idf, uses_idf
 
 __all__ = ["Options", "WRDScorer", "Scores", "score", "BACKENDS", "check_texts", "check_references", "reference_lists", "result_dict"]
@@ -245,12 +244,28 @@ def check_idf_keys(table: IDFTable, backend: Any, scorer_key: str) -> None:
         _CHECKED_IDF[seen] = None
 
 
+def mean(values: Iterable[float]) -> float:
+    """The mean of per-example scores, as every entry point reports it: the running sum in example order over n
+    (0.0 for none). Streams and shards add their sums up in the same order, so their means are bit-identical to one
+    call's; not ``sum()``, which Python 3.12 made compensated, nor ``np.mean``'s pairwise sum (the app's file means
+    parted from the library's in the last bits).
+
+    >>> mean([0.1, 0.2, 0.3]) == (0.1 + 0.2 + 0.3) / 3
+    True
+    """
+    total, n = 0.0, 0
+    for value in values:
+        total += value
+        n += 1
+    return total / max(n, 1)
+
+
 def result_dict(precision: List[float], recall: List[float], f1: List[float], best_reference: List[int],
                 signature: str) -> Dict[str, Any]:
     """The result of :meth:`WRDScorer.score` from its per-example lists, in example order.
 
     Every path that scores parts of one input (chunks, ranks, Ray actors) joins them here, so its
-    means are summed as one call sums them and come out bit-identical (:func:`wrd_score.stats.mean`).
+    means are summed as one call sums them and come out bit-identical (:func:`mean`).
 
     >>> result_dict([1.0, 0.5], [1.0, 0.0], [1.0, 0.0], [0, 0], "sig")["mean_precision"]
     0.75

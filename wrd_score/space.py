@@ -34,8 +34,8 @@ from .metrics import column_name, compare
 from .metrics.backend_idf import shared_backends
 from .options import Options, markdown_table, option_info
 from .rescale import lookup_baseline
-from .scorer import WRDScorer
-from .stats import correlation_stats, mean as stats_mean, undefined_reason
+from .scorer import WRDScorer, mean as mean_of_scores
+from .stats import correlation_stats, undefined_reason
 from .stream import score_chunked
 
 __all__ = ["MAX_UPLOAD_BYTES", "MAX_ROWS", "MAX_ROWS_CONTEXTUAL", "MAX_TEXT_CHARS", "CHUNK_ROWS", "N_BOOT",
@@ -423,7 +423,7 @@ def score_table(frame: Any, options: Mapping[str, Any], siblings: bool = True,
                 signatures.update(sib_signatures)
     report(1.0, "done")
     metric_columns = [c for c in table.columns if c not in ("prediction", "reference", "human")]
-    means = {c: stats_mean(table[c].tolist()) for c in metric_columns}  # as every entry point: bit-identical
+    means = {c: mean_of_scores(table[c].tolist()) for c in metric_columns}  # as every entry point: bit-identical
     corr = correlations(table, metric_columns) if "human" in table.columns else None
     return ScoredFile(table, means, corr, signatures, note.strip())
 

@@ -43,13 +43,14 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Dict, Iterable, NamedTuple, Sequence, Tuple
+from typing import Any, Dict, NamedTuple, Sequence, Tuple
 
 import numpy as np
 
 from .checks import check_int, check_number
+from .scorer import mean
 
-__all__ = ["mean", "correlation_stats", "paired_bootstrap", "paired_p_value", "format_p_value", "Confidence",
+__all__ = ["correlation_stats", "paired_bootstrap", "paired_p_value", "format_p_value", "Confidence",
            "system_confidence", "PairedTest", "paired_system_test", "check_resamples", "MIN_RESAMPLES", "PAIRED_METHODS", "undefined_reason"]
 
 CORRELATIONS = ("pearson", "spearman", "kendall")
@@ -234,22 +235,6 @@ def paired_bootstrap(groups: Sequence[Tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 # ------------------------------------------------------------------------------------ system level
-def mean(values: Iterable[float]) -> float:
-    """The mean of per-example scores, as every entry point reports it: the running sum in example order over n
-    (0.0 for none). Streams and shards add their sums up in the same order, so their means are bit-identical to one
-    call's; not ``sum()``, which Python 3.12 made compensated, nor ``np.mean``'s pairwise sum (the app's file means
-    parted from the library's in the last bits).
-
-    >>> mean([0.1, 0.2, 0.3]) == (0.1 + 0.2 + 0.3) / 3
-    True
-    """
-    total, n = 0.0, 0
-    for value in values:
-        total += value
-        n += 1
-    return total / max(n, 1)
-
-
 class Confidence(NamedTuple):
     """A system score (the mean per-example score) and its bootstrap percentile interval."""
 
