@@ -750,6 +750,33 @@ def test_compare_names_the_flag_of_a_metric_not_asked_for(capsys, argv, message)
     assert message in capsys.readouterr().err
 
 
+_BACKEND_READERS = "wrdscore, bertscore, moverscore, wms, sms or s+wms in --metrics"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--metrics", "rouge1", "--variant", "paper"], "--variant given without wrdscore in --metrics"),
+    (["--metrics", "rouge1", "--weights", "idf"], "--weights given without wrdscore in --metrics"),
+    (["--metrics", "rouge1", "--rescale-with-baseline"], "--rescale-with-baseline given without wrdscore in --metrics"),
+    (["--metrics", "rouge1,bertscore", "--variant", "paper", "--num-threads", "1"],
+     "--variant, --num-threads given without wrdscore in --metrics"),
+    (["--metrics", "rouge1", "--embedding", "wrd-java-default"], f"--embedding given without {_BACKEND_READERS}"),
+    (["--metrics", "rouge1,chrf", "--no-clip-negative"], f"--no-clip-negative given without {_BACKEND_READERS}"),
+])
+def test_compare_refuses_a_wrdscore_option_no_metric_reads(capsys, argv, message):
+    """Before, `--metrics rouge1 --variant paper` printed rouge1 alone, exit 0, as if --variant had not been given."""
+    assert cli.main(["compare", "-c", "get count", "-r", "size", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wrdscore compare: error:") and message in err and "it would be ignored" in err, err
+
+
+def test_compare_takes_a_backend_option_for_the_metrics_on_wrdscores_backend(capsys):
+    assert cli.main(["compare", "-c", "get count", "-r", "size", "--metrics", "bertscore,rouge1",
+                     "--embedding", "wrd-java-default", "--no-clip-negative"]) == 0
+    assert "bertscore-rule[static]_f1" in capsys.readouterr().out
+    assert cli.main(["compare", "-c", "get count", "-r", "size", "--metrics", "wrdscor", "--variant", "paper"]) == 2
+    assert "got 'wrdscor'; did you mean 'wrdscore'?" in capsys.readouterr().err  # the name first, then the flags
+
+
 @pytest.mark.parametrize("command, argv, message", [
     ("score", ["--json", "--digits", "3"], "--digits given without text output"),
     ("score", ["--shard", "1/2", "-o", "OUT", "--digits", "3"], "--digits given without text output"),
