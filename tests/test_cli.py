@@ -608,7 +608,10 @@ def test_integer_flags_are_held_by_the_checks(files, capsys):
     cands, refs1, _ = files
     for extra, message in ((["--seed", "-1"], "argument --seed: --seed must be an integer >= 0, got -1"),
                            (["--digits", "18"], "--digits must be an integer between 0 and 17, got 18"),
-                           (["--chunk-size", "x"], "--chunk-size must be a positive integer, got 'x'")):
+                           (["--chunk-size", "x"], "--chunk-size must be an integer between 1 and 1,000,000, got 'x'"),
+                           # Before: "Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize."
+                           (["--chunk-size", "99999999999999999999999"], "--chunk-size must be an integer between 1 "
+                                                                         "and 1,000,000, got 99999999999999999999999")):
         code, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, *extra)
         assert code == 2 and out == "" and err.rstrip().endswith(message), err
 

@@ -50,7 +50,7 @@ from .metrics import get_metric
 from .metrics import column_name, metric_names
 from .metrics.base import check_options_read, metric_options, options_read
 from .plot import plot_scatter as draw_scatter
-from .stream import score_chunked
+from .stream import MAX_CHUNK_SIZE, score_chunked
 from .stats import (CORRELATIONS, check_human_range, check_resamples, correlation_stats, format_p_value,
                     paired_bootstrap)
 
@@ -275,7 +275,7 @@ def _wrdscore(preds: List[str], refs: List[str], options: Dict[str, Any], spec: 
     scorer = WRDScorer(**options)
     # A contextual backend shows its own encoding bar and memoises one call's encoding, which the
     # next metric on the same backend (BERTScore, another variant) then reuses: one chunk.
-    chunk = max(len(preds), 1) if scorer.options.backend != "static" else _WRDSCORE_CHUNK
+    chunk = min(max(len(preds), 1), MAX_CHUNK_SIZE) if scorer.options.backend != "static" else _WRDSCORE_CHUNK
     with tqdm(total=len(preds), desc=spec.label, unit="pair", disable=not progress, file=sys.stderr,
               leave=False) as bar:
         out = score_chunked(scorer, preds, refs, chunk_size=chunk, progress=lambda done, _: bar.update(done - bar.n))
