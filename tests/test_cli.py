@@ -669,7 +669,10 @@ def test_integer_flags_are_held_by_the_checks(files, capsys):
     cands, refs1, _ = files
     for extra, message in ((["--seed", "-1"], "argument --seed: --seed must be an integer >= 0, got -1"),
                            (["--digits", "18"], "--digits must be an integer between 0 and 17, got 18"),
-                           (["--chunk-size", "x"], "--chunk-size must be a positive integer, got 'x'")):
+                           (["--chunk-size", "x"], "--chunk-size must be an integer between 1 and 1,000,000, got 'x'"),
+                           # Before: "Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize."
+                           (["--chunk-size", "99999999999999999999999"], "--chunk-size must be an integer between 1 "
+                                                                         "and 1,000,000, got 99999999999999999999999")):
         code, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, *extra)
         assert code == 2 and out == "" and err.rstrip().endswith(message), err
 
@@ -809,6 +812,33 @@ def test_compare_names_the_flag_of_a_metric_not_asked_for(capsys, argv, message)
 
     assert cli.main(["compare", "-c", "getCount", "-r", "size", "--metrics", "wrdscore,rouge1", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+_BACKEND_READERS = "wrdscore, bertscore, moverscore, wms, sms or s+wms in --metrics"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--metrics", "rouge1", "--variant", "paper"], "--variant given without wrdscore in --metrics"),
+    (["--metrics", "rouge1", "--weights", "idf"], "--weights given without wrdscore in --metrics"),
+    (["--metrics", "rouge1", "--rescale-with-baseline"], "--rescale-with-baseline given without wrdscore in --metrics"),
+    (["--metrics", "rouge1,bertscore", "--variant", "paper", "--num-threads", "1"],
+     "--variant, --num-threads given without wrdscore in --metrics"),
+    (["--metrics", "rouge1", "--embedding", "wrd-java-default"], f"--embedding given without {_BACKEND_READERS}"),
+    (["--metrics", "rouge1,chrf", "--no-clip-negative"], f"--no-clip-negative given without {_BACKEND_READERS}"),
+])
+def test_compare_refuses_a_wrdscore_option_no_metric_reads(capsys, argv, message):
+    """Before, `--metrics rouge1 --variant paper` printed rouge1 alone, exit 0, as if --variant had not been given."""
+    assert cli.main(["compare", "-c", "get count", "-r", "size", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wrdscore compare: error:") and message in err and "it would be ignored" in err, err
+
+
+def test_compare_takes_a_backend_option_for_the_metrics_on_wrdscores_backend(capsys):
+    assert cli.main(["compare", "-c", "get count", "-r", "size", "--metrics", "bertscore,rouge1",
+                     "--embedding", "wrd-java-default", "--no-clip-negative"]) == 0
+    assert "bertscore-rule[static]_f1" in capsys.readouterr().out
+    assert cli.main(["compare", "-c", "get count", "-r", "size", "--metrics", "wrdscor", "--variant", "paper"]) == 2
+    assert "got 'wrdscor'; did you mean 'wrdscore'?" in capsys.readouterr().err  # the name first, then the flags
 
 
 @pytest.mark.parametrize("command, argv, message", [

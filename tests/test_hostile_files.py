@@ -870,3 +870,58 @@ def test_npz_words_must_be_distinct_strings(tmp_path, words, message):
     with pytest.raises(ValueError, match=message) as info:
         StaticEmbedding.load(str(path))
     assert "w.npz" in str(info.value)
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"the\xff a\n", "--moverscore-stop-words file {path}, line 1: not valid UTF-8"),
+    (b"x" * 1_000_001, "--moverscore-stop-words file {path}, line 1: longer than 1,000,000 bytes"),
+    (b"the\n" * 100_001, "--moverscore-stop-words file: more than 100,000 stop words"),
+    ("DIR", "--moverscore-stop-words file {path} is a directory"),
+    ("MISSING", "--moverscore-stop-words file {path} does not exist"),
+])
+def test_compare_stop_words_file_is_bounded_and_named(tmp_path, capsys, content, message):
+    """Before, `--moverscore-stop-words` read the whole file at once (/dev/zero: a MemoryError traceback) and its
+    errors named no flag: "'utf-8' codec can't decode byte 0xff", "[Errno 21] Is a directory: 'adir'"."""
+    from wrd_score.cli import main
+
+    path = tmp_path / "stop.txt"
+    if content == "DIR":
+        path.mkdir()
+    elif content != "MISSING":
+        path.write_bytes(content)
+    assert main(["compare", "-c", "the count", "-r", "a size", "--metrics", "moverscore",
+                 "--moverscore-stop-words", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wrdscore compare: error:") and message.format(path=repr(str(path))) in err, err
+
+
+def test_compare_stop_words_are_read_after_the_flag_is_checked_and_then_apply(tmp_path, capsys):
+    from wrd_score.cli import main
+
+    binary = tmp_path / "bin.txt"
+    binary.write_bytes(b"\xff\xfe")
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    for path in (binary, empty):  # an empty file, read as no stop words, slipped past the refusal
+        assert main(["compare", "-c", "the count", "-r", "a size", "--metrics", "wrdscore",
+                     "--moverscore-stop-words", str(path)]) == 2
+        assert "--moverscore-stop-words given without moverscore in --metrics" in capsys.readouterr().err
+    words = tmp_path / "stop.txt"
+    words.write_text("the a\n\nof\n", encoding="utf-8")
+    assert main(["compare", "-c", "the count", "-r", "a count", "--metrics", "moverscore", "--json",
+                 "--moverscore-stop-words", str(words)]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert table["moverscore-rule[static]"] == [1.0] and "stop:3" in table["signatures"]["moverscore-rule[static]"]
+    assert main(["compare", "-c", "-", "-r", "size", "--metrics", "moverscore", "--moverscore-stop-words", "-"]) == 2
+    assert "standard input ('-') can be given only once" in capsys.readouterr().err
+
+
+def test_moverscore_stop_words_are_bounded_in_the_library():
+    from itertools import repeat
+
+    from wrd_score.metrics import MoverScore
+
+    with pytest.raises(ValueError, match="stop_words: more than 100,000 stop words"):
+        MoverScore(stop_words=repeat("the"))  # an endless iterator: refused after the limit, not read forever
+    with pytest.raises(TypeError, match="stop_words must be a collection of token strings, got int"):
+        MoverScore(stop_words=5)

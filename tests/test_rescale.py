@@ -135,6 +135,17 @@ def test_cli_refuses_missing_corpus(emb, tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+def test_baseline_refuses_rescale_with_baseline(emb, corpus, capsys):
+    """Before, `wrdscore baseline --rescale-with-baseline` printed "ignoring --rescale-with-baseline" and went on."""
+    assert main(["baseline", "--corpus", corpus, "--embedding", emb, "--rescale-with-baseline"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wrdscore baseline: error: --rescale-with-baseline given to wrdscore baseline: it would be "
+                          "ignored (a baseline is the mean of raw scores"), err
+    assert not os.path.exists(emb + ".baselines.json")
+    assert main(["baseline", "--corpus", corpus, "--embedding", emb, "--pairs", "300", "--no-rescale-with-baseline"]) == 0
+    assert os.path.exists(emb + ".baselines.json")  # off is what a baseline is computed with: taken
+
+
 def test_evaluate_module_takes_the_keyword(repo):
     import evaluate
 

@@ -220,3 +220,12 @@ def test_scores_keep_the_signature_an_object_until_printed():
     assert isinstance(scores.signature, Signature) and scores.signature == scorer.signature_fields()
     assert scores.as_dict() == scorer.score(["getCount", "size"], [["get_count"], ["length", "size"]])
     assert scores.as_dict()["signature"] == str(scores.signature) and "rescale" in scores.signature
+
+
+@pytest.mark.parametrize("options", [{"variant": "paper"}, "paper", {}, 0])
+def test_options_that_are_not_an_options_object_are_refused_by_name(options):
+    """Before, WRDScorer({"variant": "paper"}) raised dataclasses' "replace() should be called on dataclass
+    instances", and WRDScorer({}) or WRDScorer(0) scored with the defaults."""
+    with pytest.raises(TypeError, match=r"options must be an Options or None, got (dict|str|int); pass keywords "
+                                        r"instead: WRDScorer\(variant='paper'\)"):
+        WRDScorer(options)

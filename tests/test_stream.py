@@ -2,7 +2,7 @@
 import pytest
 
 from wrd_score import WRDScorer
-from wrd_score.stream import PairScore, iter_chunks, iter_scores
+from wrd_score.stream import MAX_CHUNK_SIZE, PairScore, iter_chunks, iter_scores, score_chunked
 
 
 def test_iter_scores_matches_one_call_for_any_chunk_size():
@@ -46,3 +46,18 @@ def test_iter_scores_of_a_list_fits_idf_once_as_score_chunked_does(weights):
                                                     whole["best_reference"]))
         chunk = next(iter_chunks(scorer, pairs, chunk_size=chunk_size))
         assert chunk["signature"] == whole["signature"]
+
+
+def test_a_chunk_size_beyond_the_limit_is_refused_by_name():
+    """Before, chunk_size=10**30 raised islice's "Stop argument for islice() must be None or an integer"."""
+    scorer = WRDScorer()
+    message = f"chunk_size must be an integer between 1 and {MAX_CHUNK_SIZE:,}"
+    for call in (lambda size: list(iter_chunks(scorer, [("a", "b")], chunk_size=size)),
+                 lambda size: list(iter_scores(scorer, iter([("a", "b")]), chunk_size=size)),
+                 lambda size: score_chunked(scorer, ["a"], ["b"], chunk_size=size)["f1"]):
+        with pytest.raises(ValueError, match=message):
+            call(10**30)
+        with pytest.raises(ValueError, match=message):
+            call(MAX_CHUNK_SIZE + 1)
+        assert len(call(MAX_CHUNK_SIZE)) == 1
+

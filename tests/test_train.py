@@ -320,6 +320,9 @@ def test_options_object_and_keywords_train_the_same_vectors(names):
         assert emb.meta["parameters"] == by_keywords.meta["parameters"]
     with pytest.raises(TypeError, match="'epoch'"):
         train(names, None, epoch=3)
+    # Before, options={"dim": 4} raised dataclasses' "replace() should be called on dataclass instances".
+    with pytest.raises(TypeError, match=r"options must be a TrainOptions or None, got dict; pass keywords instead"):
+        train(names, None, options={"dim": 4})
 
 
 def test_train_flags_are_generated_from_train_options():

@@ -277,3 +277,32 @@ def test_validate_refuses_a_setting_it_would_ignore(judgments, capsys, argv, mes
     assert message in capsys.readouterr().err
     with pytest.raises(ValueError, match="seed given without n_boot > 0"):
         validate(judgments, n_boot=0, seed=3, progress=False)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-m", "rouge1", "--variant", "paper"], "--variant given without wrdscore in --metric"),
+    (["-m", "column:baseline_good", "--embedding", "default"],
+     "--embedding given without wrdscore, bertscore, moverscore, wms, sms or s+wms in --metric"),
+    (["-m", "wrdscore:variant=wrd", "--variant", "paper"],
+     "--variant given without wrdscore (without its own variant=) in --metric"),
+    (["-m", "bertscore", "-m", "rouge1", "--weights", "idf"], "--weights given without wrdscore in --metric"),
+])
+def test_validate_refuses_a_wrdscore_option_no_metric_reads(judgments, capsys, argv, message):
+    """Before, `-m rouge1 --variant paper` printed the rouge1 row as if --variant had not been given."""
+    assert main(["validate", judgments, "--quiet", "--no-files", "--bootstrap", "0", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "it would be ignored" in err, err
+
+
+def test_validate_takes_the_wrdscore_options_its_metrics_read(judgments, capsys):
+    with pytest.raises(ValueError, match="variant given without wrdscore in metrics: it would be ignored"):
+        validate(judgments, ["rouge1"], options={"variant": "paper"}, n_boot=0, progress=False)
+    with pytest.raises(TypeError, match="got 'varaint'; did you mean 'variant'"):
+        validate(judgments, ["wrdscore"], options={"varaint": "paper"}, n_boot=0, progress=False)
+    # The default metrics hold wrdscore; a backend option reaches bertscore; a spec's own key beside the flag.
+    for argv in (["--variant", "paper"], ["-m", "bertscore", "--tokenizer", "words"],
+                 ["-m", "wrdscore:variant=wrd", "-m", "wrdscore:label=w2", "--variant", "paper"]):
+        assert main(["validate", judgments, "--quiet", "--no-files", "--bootstrap", "0", *argv]) == 0, argv
+    pytest.importorskip("sentence_transformers")
+    assert main(["validate", judgments, "--quiet", "--no-files", "--bootstrap", "0", "--all-metrics",
+                 "--weights", "uniform"]) == 0

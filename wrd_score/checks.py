@@ -3,8 +3,9 @@
 The library's functions, ``Options``, the evaluate module, the command line, ``wrdscore validate``'s specs and
 the app's API all check their inputs here, so the same wrong value gets the same one-line message wherever it
 comes in: texts (:func:`check_texts`), references (:func:`read_references`, :func:`check_references`), integers
-(:func:`check_int`), numbers (:func:`check_number`), booleans (:func:`check_bool`) and values or names drawn from
-a known set (:func:`check_choice`, :func:`check_names`, whose one message suggests the closest known value).
+(:func:`check_int`), numbers (:func:`check_number`), booleans (:func:`check_bool`), options objects
+(:func:`check_instance`) and values or names drawn from a known set (:func:`check_choice`, :func:`check_names`,
+whose one message suggests the closest known value).
 
 Lists are checked in one pass at C speed (``set(map(type, ...))``, ``chain.from_iterable``): 50,000 method-name
 pairs are checked in milliseconds, where a per-item ``isinstance`` against ``typing.Mapping`` took half a second
@@ -30,8 +31,8 @@ from itertools import chain
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 __all__ = ["InputTypeError", "unknown_message", "close_match_hint", "check_choice", "check_names", "check_needs",
-           "needed_or_default", "check_int", "check_number", "check_bool", "check_text", "check_texts",
-           "read_references", "reference_lists", "check_references", "groups_of", "without_surrogates"]
+           "needed_or_default", "check_instance", "check_int", "check_number", "check_bool", "check_text",
+           "check_texts", "read_references", "reference_lists", "check_references", "groups_of", "without_surrogates"]
 
 
 # ------------------------------------------------------------------------------------------- known sets
@@ -119,6 +120,22 @@ def needed_or_default(values: Mapping[str, Any], defaults: Mapping[str, Any], ne
     """
     check_needs([key for key, value in values.items() if value is not None], needs, present, name)
     return {key: defaults[key] if value is None else value for key, value in values.items()}
+
+
+def check_instance(name: str, value: Any, kind: type, hint: str = "") -> Any:
+    """``value`` if it is ``None`` or a ``kind``; a ``TypeError`` naming ``name``, with ``hint`` (what to pass instead),
+    otherwise, where a dict would have met a deep ``dataclasses.replace`` error or an empty one been taken as none.
+
+    >>> check_instance("options", {"variant": "paper"}, tuple, "pass keywords instead")
+    Traceback (most recent call last):
+    ...
+    TypeError: options must be a tuple or None, got dict; pass keywords instead
+    """
+    if value is not None and not isinstance(value, kind):
+        article = "an" if kind.__name__[:1].lower() in "aeiou" else "a"
+        raise TypeError(f"{name} must be {article} {kind.__name__} or None, got {type(value).__name__}"
+                        f"{f'; {hint}' if hint else ''}")
+    return value
 
 
 # ------------------------------------------------------------------------------------------- scalars

@@ -17,7 +17,7 @@ from .deps import HAVE_NUMBA
 from .backends.base import first_appearance_rows
 from .backends.contextual import ContextualBackend  # imports no torch: the model loads on first use
 from .backends.static import StaticBackend
-from .checks import check_names, check_references, check_texts, groups_of, reference_lists
+from .checks import check_instance, check_names, check_references, check_texts, groups_of, reference_lists
 from .embeddings import load_embedding
 from .options import BACKENDS, Options
 from .rescale import baseline_field, lookup_baseline, rescale
@@ -57,13 +57,14 @@ class WRDScorer:
     corpus_idf: Optional[IDFTable] = None
 
     def __init__(self, options: Optional[Options] = None, **kwargs: Any) -> None:
+        check_instance("options", options, Options, "pass keywords instead: WRDScorer(variant='paper')")
         check_names(kwargs, [f.name for f in fields(Options)])
         if getattr(options, "_resolved", False) and kwargs.get("preset", options.preset) != options.preset:
             # A scorer's options hold every bundle value already: a new preset would change nothing.
             raise ValueError(f"preset={kwargs['preset']!r} cannot act on options already resolved with "
                              f"preset={options.preset!r} (every value it sets is given); pass the options themselves, "
                              "or start from Options()")
-        self.options = replace(options or Options(), **kwargs).validate()
+        self.options = replace(Options() if options is None else options, **kwargs).validate()
         self.backend = self._get_backend(self.options)
         # The fixed table of weights="corpus-idf": read once, here, so a file without one is refused
         # when the scorer is made, and no call (chunk, shard, rank) ever fits or carries a table.

@@ -30,7 +30,11 @@ from .checks import check_int, reference_lists
 from .scorer import result_dict
 from .weights import shared_idf
 
-__all__ = ["PairScore", "iter_chunks", "iter_scores", "score_chunked"]
+__all__ = ["PairScore", "iter_chunks", "iter_scores", "score_chunked", "MAX_CHUNK_SIZE"]
+
+#: Most pairs in one chunk (SECURITY.md): a chunk is held whole, about 1 KB a pair of method names, so this bounds
+#: a chunk near 1 GB, as ``rescale.MAX_BASELINE_PAIRS`` bounds the pairs scored in one call.
+MAX_CHUNK_SIZE = 1_000_000
 
 #: Called after each chunk with (pairs scored so far, total pairs).
 Progress = Callable[[int, int], None]
@@ -48,7 +52,7 @@ class PairScore(NamedTuple):
 
 
 def _check_chunk_size(chunk_size: Any) -> int:
-    return check_int("chunk_size", chunk_size)
+    return check_int("chunk_size", chunk_size, 1, MAX_CHUNK_SIZE)
 
 
 def _split(chunk: List[Any], start: int) -> Tuple[List[str], List[Reference]]:

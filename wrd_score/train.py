@@ -35,7 +35,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Literal, Optional, Seque
 
 import numpy as np
 
-from .checks import check_choice, check_int, check_names, check_needs
+from .checks import check_choice, check_instance, check_int, check_names, check_needs
 from .embeddings import (MAX_DIM, MAX_NGRAM_N, MAX_NPZ_BYTES, STORED_DTYPES, EmbeddingFormatName, StaticEmbedding,
                          StoredDtypeName, check_storable, file_sha256)
 from .files import check_output, open_input
@@ -267,6 +267,7 @@ def train(corpus: PathList, output: Optional[Union[str, os.PathLike]] = None, *,
     Returns:
         the trained :class:`StaticEmbedding` (vectors as stored, i.e. already rounded to ``dtype``).
     """
+    check_instance("options", options, TrainOptions, "pass keywords instead: train(corpus, output, dim=50)")
     check_names(settings, [f.name for f in fields(TrainOptions)], what="train() setting")
     opts = replace(options if options is not None else TrainOptions(), **settings).validate()
     method, dim, window, epochs, min_count = opts.method, opts.dim, opts.window, opts.epochs, opts.min_count

@@ -41,23 +41,22 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .checks import check_int, check_needs, unknown_message
+from .checks import check_int, check_names, check_needs, unknown_message
 from .deps import require
 from .files import numeric_column, read_table, write_table
 from .scorer import Options, WRDScorer
 from .options import parse_option
 from .metrics import get_metric
 from .metrics import column_name, metric_names
-from .metrics.base import metric_factory, metric_options
-from .metrics.backend_idf import BACKEND_OPTIONS
+from .metrics.base import check_options_read, metric_options, options_read
 from .plot import plot_scatter as draw_scatter
-from .stream import score_chunked
+from .stream import MAX_CHUNK_SIZE, score_chunked
 from .stats import (CORRELATIONS, check_human_range, check_resamples, correlation_stats, format_p_value,
                     paired_bootstrap)
 
 __all__ = ["MetricSpec", "parse_metric", "read_judgments", "correlation_stats", "paired_bootstrap",
            "ValidationResult", "validate", "DEFAULT_METRICS", "all_metrics", "spec_signature", "output_paths",
-           "check_outputs"]
+           "check_outputs", "check_options_used"]
 
 DEFAULT_METRICS = ("wrdscore", "column:baseline_*")
 _WRDSCORE_CHUNK = 256  # pairs per progress-bar step (scores do not depend on the chunking)
@@ -234,15 +233,22 @@ def compute_metric(spec: MetricSpec, frame, options: Mapping[str, Any], progress
 
 
 def _metric_kwargs(spec: MetricSpec, options: Mapping[str, Any]) -> Dict[str, Any]:
-    """What a spec's metric is built with: WRDScore takes every command option (a spec's own keys win);
-    metrics on a WRDScore backend (BERTScore, MoverScore, WMS, SMS) share the command's backend options
-    (backend, embedding, tokenizer, clip_negative, ...); the others take their spec's keys alone."""
-    if spec.kind == "wrdscore":
-        return {**options, **spec.kwargs}
-    shared: Dict[str, Any] = {}
-    if getattr(metric_factory(spec.kind), "uses_backend", False):
-        shared = {k: v for k, v in options.items() if k in BACKEND_OPTIONS}
-    return {**shared, **spec.kwargs}
+    """What a spec's metric is built with: the command options it reads (:func:`~wrd_score.metrics.base.options_read`:
+    WRDScore every one; metrics on a WRDScore backend, BERTScore, MoverScore, WMS, SMS, the backend options: backend,
+    embedding, tokenizer, clip_negative, ...; the others none), then the spec's own keys, which win."""
+    read = options_read(spec.kind)
+    return {**{k: v for k, v in options.items() if k in read}, **spec.kwargs}
+
+
+def check_options_used(metrics: Sequence[str], options: Optional[Mapping[str, Any]], where: str = "metrics",
+                       name: Any = str) -> None:
+    """Refuse a command option that no metric spec reads (it would be ignored): ``variant`` with ``rouge1`` alone, or
+    beside ``wrdscore:variant=wrd``, whose own key wins.  ``where`` and ``name`` spell the specs' argument and an
+    option in the message (the command line's flags)."""
+    options = dict(options or {})
+    check_names(options, [f.name for f in fields(Options)])
+    specs = [parse_metric(text, options) for text in metrics]
+    check_options_read(options, [(s.kind, s.kwargs) for s in specs if s.kind != "column"], where, name)
 
 
 def spec_signature(spec: MetricSpec, options: Optional[Mapping[str, Any]] = None) -> str:
@@ -269,7 +275,7 @@ def _wrdscore(preds: List[str], refs: List[str], options: Dict[str, Any], spec: 
     scorer = WRDScorer(**options)
     # A contextual backend shows its own encoding bar and memoises one call's encoding, which the
     # next metric on the same backend (BERTScore, another variant) then reuses: one chunk.
-    chunk = max(len(preds), 1) if scorer.options.backend != "static" else _WRDSCORE_CHUNK
+    chunk = min(max(len(preds), 1), MAX_CHUNK_SIZE) if scorer.options.backend != "static" else _WRDSCORE_CHUNK
     with tqdm(total=len(preds), desc=spec.label, unit="pair", disable=not progress, file=sys.stderr,
               leave=False) as bar:
         out = score_chunked(scorer, preds, refs, chunk_size=chunk, progress=lambda done, _: bar.update(done - bar.n))
@@ -327,6 +333,7 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
     check_needs([name for name, value in (("seed", seed), ("reference", reference)) if value is not None],
                 {"seed": "n_boot > 0", "reference": "n_boot > 0"}, {"n_boot > 0": n_boot > 0})
     seed = 0 if seed is None else check_int("seed", seed, 0)
+    check_options_used(metrics, options)
     if group_by is not None and group_by not in frame.columns:
         raise ValueError(f"group_by column {group_by!r} is not in {path!r}; its columns are {list(frame.columns)}")
     specs = expand_metrics(list(metrics), frame, human, strict=tuple(metrics) != DEFAULT_METRICS, options=options)
@@ -400,7 +407,8 @@ def validate(paths: Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS, *, 
             observed minimum and maximum.
         n_boot: bootstrap resamples (0 turns CIs and the paired test off); seed: their seed (default 0; with
             ``n_boot=0`` a seed or a ``reference`` would be ignored, and is refused).
-        options: WRDScore options shared by every ``wrdscore`` spec (a spec's own keys win).
+        options: WRDScore options shared by every ``wrdscore`` spec (a spec's own keys win), their backend options
+            by the metrics on a WRDScore backend; one that no spec reads is refused (it would be ignored).
         reference: label of the metric the paired test compares every other against (default:
             the first ``wrdscore`` spec).
         output_dir: where to write ``<file>.scores.csv`` and ``<file>.scatter.png`` (None: nothing).
@@ -411,6 +419,7 @@ def validate(paths: Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS, *, 
         raise ValueError("give at least one judgment file")
     if isinstance(metrics, str):
         metrics = [metrics]
+    check_options_used(metrics, options)  # before any file is read
     if output_dir is not None:
         # Before any scoring: a missing matplotlib must not surface after minutes of work and a half-written folder.
         require("matplotlib", "validate")

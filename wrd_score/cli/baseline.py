@@ -31,9 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     check_pairs(args.pairs)  # before the embedding or the model is loaded
     options = options_from_args(args)
-    if options.pop("rescale_with_baseline", False):
-        print("wrdscore baseline: ignoring --rescale-with-baseline (a baseline is the raw score's mean)",
-              file=sys.stderr)
+    if options.get("rescale_with_baseline"):
+        # Users copy their scoring flags here; the flag could only be ignored, so it is refused, as elsewhere.
+        raise ValueError("--rescale-with-baseline given to wrdscore baseline: it would be ignored (a baseline is the "
+                         "mean of raw scores, the b that --rescale-with-baseline then subtracts); drop the flag here "
+                         "and score with it once the baseline is written")
     scorer = WRDScorer(**options)
     command = getattr(args, "_command_line", None)
     output = args.output

@@ -10,7 +10,7 @@ from ..options import OptionInfo, Options, option_info
 from ..shards import Shard
 
 __all__ = ["add_metric_arguments", "add_option_arguments", "options_from_args", "add_input_arguments", "shard_spec",
-           "int_type", "number_type", "choice_type", "flag_name"]
+           "int_type", "number_type", "choice_type", "flag_name", "set_by"]
 
 _GROUP_TITLES = {
     "metric": "metric options (defaults: the library's)",
@@ -86,6 +86,12 @@ def flag_name(name: str, renamed: Mapping[str, str] = {}) -> str:
     if name in renamed:
         return renamed[name]
     return name if name.startswith("-") or " " in name else "--" + name.replace("_", "-")
+
+
+def set_by(options: Mapping[str, Any]) -> Dict[str, str]:
+    """The flag that set each boolean option turned off (``--no-clip-negative``), for :func:`flag_name`'s ``renamed``:
+    a message names the flag the user typed."""
+    return {name: "--no-" + name.replace("_", "-") for name, value in options.items() if value is False}
 
 
 def add_option_arguments(group: argparse._ActionsContainer, infos: Sequence[OptionInfo]) -> None:

@@ -4,15 +4,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Tuple
+from itertools import chain
+from typing import FrozenSet
 
 from ..checks import check_needs, needed_or_default
 from ..deps import require
-from ..files import write_table
+from ..files import STDIN, iter_lines, write_table
 from ..metrics import COMPARED, MOVERSCORE_FORMS, compare, metric_help, metric_names
-from ..metrics.moverscore import KEEP_DROP
+from ..metrics.base import check_options_read
+from ..metrics.compare import check_metrics
+from ..metrics.moverscore import KEEP_DROP, MAX_STOP_WORDS, stop_word_set
 from ..metrics.subtoken import EXACT_MATCH_RULES
-from .common import add_input_arguments, add_metric_arguments, choice_type, flag_name, int_type, options_from_args
+from .common import (add_input_arguments, add_metric_arguments, choice_type, flag_name, int_type, options_from_args,
+                     set_by)
 from .io import iter_file_pairs, resolve_inputs
 
 
@@ -46,7 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sib.add_argument("--moverscore-punctuation", type=choice_type("--moverscore-punctuation", KEEP_DROP),
                      default=None, metavar="{" + ",".join(KEEP_DROP) + "}",
                      help="drop (default, as moverscore_v2) or keep single punctuation tokens")
-    sib.add_argument("--moverscore-stop-words", metavar="FILE", help="file of stop words (whitespace-separated)")
+    sib.add_argument("--moverscore-stop-words", metavar="FILE",
+                     help=f"file of stop words (UTF-8, whitespace-separated; at most {MAX_STOP_WORDS:,})")
     sib.add_argument("--rouge-split-identifiers", action="store_true",
                      help="ROUGE over identifier subtokens (getCount -> get count)")
     sib.add_argument("--rouge-use-stemmer", action="store_true", help="Porter stemming in ROUGE")
@@ -65,36 +70,44 @@ _DIGITS = 4
 _FLAGS = {"moverscore_idf": "--moverscore-no-idf", "exact-match_rule": "--exact-match-rule"}
 
 
+def _stop_words(args: argparse.Namespace) -> FrozenSet[str]:
+    """The words of the ``--moverscore-stop-words`` file (whitespace-separated), read a bounded line at a time and
+    no further than the most stop words MoverScore takes."""
+    path, flag = args.moverscore_stop_words, "--moverscore-stop-words"
+    if path == STDIN and args.input_mode != "strings" and STDIN in (args.candidates, *args.references):
+        raise ValueError(f"standard input ('-') can be given only once among -c, -r and {flag}")
+    return stop_word_set(chain.from_iterable(line.split() for line in iter_lines(path, flag)), f"{flag} file")
+
+
 def run(args: argparse.Namespace) -> int:
     table = "a table (--json keeps every digit)"
     args.digits = needed_or_default({"--digits": args.digits}, {"--digits": _DIGITS}, {"--digits": table},
                                     {table: not args.json})["--digits"]
     metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
-    if metrics == ("all",):
-        metrics = metric_names(bundles=False)
+    metrics = check_metrics(metric_names(bundles=False) if metrics == ("all",) else metrics)
+    # Every flag is checked before any file is read: one that no metric asked for reads would be ignored.
+    given = {"bertscore_idf": args.bertscore_idf or None, "moverscore_idf": False if args.moverscore_no_idf else None,
+             "moverscore_form": args.moverscore_form, "moverscore_subwords": args.moverscore_subwords,
+             "moverscore_punctuation": args.moverscore_punctuation, "moverscore_stop_words": args.moverscore_stop_words,
+             "rouge_split_identifiers": args.rouge_split_identifiers or None,
+             "rouge_use_stemmer": args.rouge_use_stemmer or None, "chrf_word_order": args.chrf_word_order,
+             "exact-match_rule": args.exact_match_rule}
+    sibling = {key: value for key, value in given.items() if value is not None}
+    family = {key: key.split("_")[0] for key in given}
+    check_needs(sibling, {key: f"{name} in --metrics" for key, name in family.items()},
+                {f"{name} in --metrics": any(m.startswith(name) for m in metrics) for name in family.values()},
+                lambda name: flag_name(name, _FLAGS))
+    options = options_from_args(args)
+    check_options_read(options, [(m, ()) for m in metrics], "--metrics", lambda name: flag_name(name, set_by(options)))
+    if "moverscore_stop_words" in sibling:
+        sibling["moverscore_stop_words"] = _stop_words(args)
     inputs = resolve_inputs(args.candidates, args.references, args.input_mode)
     if inputs.are_files:
         rows = list(iter_file_pairs(inputs.candidates, inputs.references))
         predictions, references = [p for p, _ in rows], [r for _, r in rows]
     else:
         predictions, references = [args.candidates], [list(args.references)]
-    stop_words: Tuple[str, ...] = ()
-    if args.moverscore_stop_words:
-        with open(args.moverscore_stop_words, encoding="utf-8") as handle:
-            stop_words = tuple(handle.read().split())
-    given = {"bertscore_idf": args.bertscore_idf or None, "moverscore_idf": False if args.moverscore_no_idf else None,
-             "moverscore_form": args.moverscore_form, "moverscore_subwords": args.moverscore_subwords,
-             "moverscore_punctuation": args.moverscore_punctuation, "moverscore_stop_words": stop_words or None,
-             "rouge_split_identifiers": args.rouge_split_identifiers or None,
-             "rouge_use_stemmer": args.rouge_use_stemmer or None, "chrf_word_order": args.chrf_word_order,
-             "exact-match_rule": args.exact_match_rule}
-    # Only the sibling flags the user set; one of a metric not asked for would be ignored: refused, naming the flag.
-    sibling = {key: value for key, value in given.items() if value is not None}
-    family = {key: key.split("_")[0] for key in given}
-    check_needs(sibling, {key: f"{name} in --metrics" for key, name in family.items()},
-                {f"{name} in --metrics": any(m.startswith(name) for m in metrics) for name in family.values()},
-                lambda name: flag_name(name, _FLAGS))
-    table = compare(predictions, references, metrics, **options_from_args(args), **sibling)
+    table = compare(predictions, references, metrics, **options, **sibling)
     signatures = table.pop("signatures")
     corpus = table.pop("corpus", {})
     if args.json:

@@ -23,7 +23,7 @@ from ..scorer import WRDScorer, check_idf_keys
 from ..shards import write_shard
 from ..stats import (MIN_RESAMPLES, check_resamples, format_p_value, paired_system_test,  # scipy: when they run
                      system_confidence)
-from ..stream import iter_chunks
+from ..stream import MAX_CHUNK_SIZE, iter_chunks
 from ..weights import shared_idf, user_idf
 from .common import add_input_arguments, add_metric_arguments, choice_type, flag_name, int_type, options_from_args, shard_spec
 from .io import Inputs, iter_file_pairs, read_idf_file, resolve_inputs
@@ -78,9 +78,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          "only the summary line (or the --paired-bs table)")
     io.add_argument("--digits", type=int_type("--digits", 0, 17), default=None,
                     help=f"decimals in text output (default: {_DIGITS}; --json and --shard keep every digit)")
-    io.add_argument("--chunk-size", type=int_type("--chunk-size"), default=10_000,
+    io.add_argument("--chunk-size", type=int_type("--chunk-size", 1, MAX_CHUNK_SIZE), default=10_000,
                     help="pairs scored at a time; bounds memory; static scores do not change (bit for bit), "
-                         "contextual ones by at most 1e-6 (default: 10000)")
+                         f"contextual ones by at most 1e-6 (default: 10000; at most {MAX_CHUNK_SIZE:,})")
     io.add_argument("--idf-file", metavar="FILE",
                     help="token weights for --weights idf / norm*idf: JSON object or 'token<TAB>weight' "
                          "lines (default: fit on the references)")

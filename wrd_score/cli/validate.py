@@ -6,8 +6,8 @@ import sys
 
 from ..checks import check_needs
 from ..stats import MIN_RESAMPLES, check_resamples
-from ..validation import DEFAULT_METRICS, ConstantHumanError, all_metrics, output_paths, validate
-from .common import add_metric_arguments, int_type, options_from_args
+from ..validation import DEFAULT_METRICS, ConstantHumanError, all_metrics, check_options_used, output_paths, validate
+from .common import add_metric_arguments, flag_name, int_type, options_from_args, set_by
 
 
 _OUTPUT_DIR = "wrdscore-validate"
@@ -53,10 +53,13 @@ def run(args: argparse.Namespace) -> int:
     metrics = list(args.metrics or ())
     if args.all_metrics:
         metrics = list(all_metrics()) + metrics
+    metrics = metrics or list(DEFAULT_METRICS)
+    options = options_from_args(args)
+    check_options_used(metrics, options, "--metric", lambda name: flag_name(name, set_by(options)))
     try:
-        results = validate(args.files, metrics or DEFAULT_METRICS, human=args.human, group_by=args.group_by,
+        results = validate(args.files, metrics, human=args.human, group_by=args.group_by,
                            human_range=args.human_range, n_boot=args.bootstrap, seed=args.seed,
-                           options=options_from_args(args), reference=args.reference_metric,
+                           options=options, reference=args.reference_metric,
                            output_dir=output_dir, progress=not args.quiet and sys.stderr.isatty())
     except ConstantHumanError as exc:  # the same advice in this command's own syntax
         raise ValueError(str(exc).replace("human_range=(LO, HI)", "--human-range LO HI")) from None

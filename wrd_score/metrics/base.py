@@ -16,18 +16,19 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, ClassVar, Collection, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ..checks import check_choice
+from ..checks import check_choice, check_needs
+from ..options import option_info
 from ..scoring import best_of
 from ..tokenize import split_identifier
 from .backend_idf import BACKEND_OPTIONS, inputs
 from ..signature import Signature
 
 __all__ = ["MetricResult", "Metric", "register", "get_metric", "metric_names", "metric_options", "References",
-           "MAX_METRIC_TOKENS", "check_text_sizes", "column_name"]
+           "MAX_METRIC_TOKENS", "check_text_sizes", "column_name", "options_read", "check_options_read"]
 
 #: Most tokens one text may bring to any registered metric (words, identifier parts and punctuation,
 #: counted by :func:`count_tokens`).  The per-pair tables of the siblings grow with the product of
@@ -244,6 +245,50 @@ def metric_options(name: str) -> Tuple[str, ...]:
     if getattr(factory, "uses_backend", False) and any(p.kind == p.VAR_KEYWORD for p in params):
         named += sorted(BACKEND_OPTIONS - set(named))
     return tuple(named)
+
+
+_OPTION_NAMES = frozenset(info.name for info in option_info())
+
+
+def options_read(name: str) -> FrozenSet[str]:
+    """The options that metric ``name`` takes from those a command or :func:`~wrd_score.metrics.compare` shares
+    among its metrics: WRDScore every :class:`~wrd_score.Options` field, a metric on
+    a WRDScore backend (BERTScore, MoverScore, WMS, SMS, S+WMS) those that pick the backend
+    (:data:`~wrd_score.metrics.backend_idf.BACKEND_OPTIONS`), any other none.
+
+    >>> sorted(options_read("wrdscore") - options_read("bertscore"))
+    ['num_threads', 'rescale_with_baseline', 'variant', 'weights']
+    >>> options_read("rouge1")
+    frozenset()
+    """
+    factory = metric_factory(name)
+    if name == "wrdscore":
+        return _OPTION_NAMES
+    return BACKEND_OPTIONS if getattr(factory, "uses_backend", False) else frozenset()
+
+
+def check_options_read(given: Iterable[str], metrics: Sequence[Tuple[str, Collection[str]]], where: str = "metrics",
+                       name: Callable[[str], str] = str) -> None:
+    """Refuse a shared option (``given``: the names set, each one of :func:`options_read`'s) that none of
+    ``metrics`` reads: it would be ignored (``wrdscore compare --metrics rouge1 --variant paper`` printed ROUGE-1,
+    exit 0, as if ``--variant`` had not been given).  ``metrics`` holds each metric's name and the options it sets
+    itself (a ``wrdscore validate`` spec's own keys win over the command's); ``where`` and ``name`` spell the
+    argument that lists the metrics and an option in the message (:func:`~wrd_score.checks.check_needs`).
+
+    >>> check_options_read(["embedding", "variant"], [("bertscore", ()), ("rouge1", ())])
+    Traceback (most recent call last):
+    ...
+    ValueError: variant given without wrdscore in metrics: it would be ignored
+    """
+    needs: Dict[str, str] = {}
+    for option in given:
+        kinds = [kind for kind, _ in metrics if option in options_read(kind)]
+        if any(option not in own for kind, own in metrics if kind in kinds):
+            continue
+        readers = [m for m in metric_names(bundles=False) if option in options_read(m)]
+        listed = f"{', '.join(readers[:-1])} or {readers[-1]}" if len(readers) > 1 else readers[0]
+        needs[option] = f"{listed}{f' (without its own {option}=)' if kinds else ''} in {where}"
+    check_needs(needs, needs, dict.fromkeys(needs.values(), False), name)
 
 
 def get_metric(name: str, **options: Any) -> Metric:

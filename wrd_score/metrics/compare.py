@@ -7,10 +7,10 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 from ..checks import check_bool, check_choice, check_names
 from ..deps import require
 from ..options import option_info
-from .base import References, get_metric, metric_factory, metric_names, metric_options
-from .backend_idf import BACKEND_OPTIONS, inputs, shared_backends
+from .base import References, get_metric, metric_factory, metric_names, metric_options, options_read
+from .backend_idf import inputs, shared_backends
 
-__all__ = ["compare", "COMPARED", "split_options"]
+__all__ = ["compare", "COMPARED", "split_options", "check_metrics"]
 
 #: What :func:`compare` scores by default (``rouge`` stands for ROUGE-1, ROUGE-2 and ROUGE-L).
 COMPARED = ("wrdscore", "bertscore", "moverscore", "rouge")
@@ -49,12 +49,27 @@ def split_options(metrics: Sequence[str], options: Mapping[str, Any]) -> Tuple[D
     return shared, own
 
 
+def check_metrics(metrics: Any) -> Tuple[str, ...]:
+    """``metrics`` (a name or a sequence of names) as a tuple of registered metric names, each once."""
+    if isinstance(metrics, str):
+        metrics = (metrics,)
+    metrics = tuple(metrics)
+    if not metrics:
+        raise ValueError(f"metrics must name at least one of {list(metric_names())}")
+    for m in metrics:
+        check_choice("metrics", m, metric_names())
+    if len(set(metrics)) != len(metrics):
+        raise ValueError(f"metrics names a metric twice: {list(metrics)}")
+    return metrics
+
+
 def compare(predictions: Sequence[str], references: References, metrics: Sequence[str] = COMPARED, *,
             as_dataframe: bool = False, idf: Optional[Mapping[str, float]] = None, **options: Any):
     """Score the same pairs with several registered metrics; one row per example.
 
     ``options``: :class:`~wrd_score.Options` fields (they configure WRDScore and pick the backend
-    that BERTScore and MoverScore share with it) and per-metric options written ``METRIC_OPTION``:
+    that BERTScore and MoverScore share with it: :func:`~wrd_score.metrics.base.options_read`) and per-metric
+    options written ``METRIC_OPTION``:
     ``bertscore_idf``, ``bertscore_special_candidates``, ``moverscore_idf``, ``moverscore_stop_words``,
     ``moverscore_subwords``, ``moverscore_punctuation``, ``moverscore_form``, ``rouge_types``,
     ``rouge_split_identifiers``, ``rouge_use_stemmer``, ``chrf_word_order``, ``exact-match_rule``, ...
@@ -74,15 +89,7 @@ def compare(predictions: Sequence[str], references: References, metrics: Sequenc
     >>> compare(["getCount"], ["get_count"], metrics=("rouge1",), rouge1_split_identifiers=True)["rouge1"]
     [1.0]
     """
-    if isinstance(metrics, str):
-        metrics = (metrics,)
-    metrics = tuple(metrics)
-    if not metrics:
-        raise ValueError(f"metrics must name at least one of {list(metric_names())}")
-    for m in metrics:
-        check_choice("metrics", m, metric_names())
-    if len(set(metrics)) != len(metrics):
-        raise ValueError(f"metrics names a metric twice: {list(metrics)}")
+    metrics = check_metrics(metrics)
     check_bool("as_dataframe", as_dataframe)
     shared, own = split_options(metrics, options)
     predictions, refs = inputs(predictions, references)
@@ -96,11 +103,9 @@ def compare(predictions: Sequence[str], references: References, metrics: Sequenc
     # backend share one scorer's.
     with shared_backends():
         for name in sorted(metrics, key=metric_names().index):
-            kwargs = dict(own[name])
+            kwargs = {**own[name], **{k: v for k, v in shared.items() if k in options_read(name)}}
             if name == "wrdscore":
-                kwargs.update(shared, idf=idf)
-            elif getattr(metric_factory(name), "uses_backend", False):
-                kwargs.update({k: v for k, v in shared.items() if k in BACKEND_OPTIONS})
+                kwargs["idf"] = idf
             result = get_metric(name, **kwargs).score(predictions, refs)
             table.update(result.columns())
             signatures[result.name] = str(result.signature)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import math
 import string
-from typing import Any, Dict, Iterable, Mapping, Sequence, Union
+from itertools import islice
+from typing import Any, Dict, FrozenSet, Iterable, Mapping, Sequence, Union
 
 import numpy as np
 
@@ -14,10 +15,33 @@ from ..transport import emd_plan
 from .base import Metric, MetricResult, References, column_name, pick_best, register
 from .backend_idf import backend_for, encode, idf_weights, special_mask, text_pairs
 
-__all__ = ["MoverScore", "moverscore", "MOVERSCORE_FORMS"]
+__all__ = ["MoverScore", "moverscore", "MOVERSCORE_FORMS", "MAX_STOP_WORDS", "stop_word_set"]
 
 MOVERSCORE_FORMS = ("inverse", "complement")
 KEEP_DROP = ("drop", "keep")
+#: Most stop words MoverScore takes, repeats counted (SECURITY.md): stop-word lists hold hundreds (NLTK's
+#: English one 179); the bound keeps a wrong file (a word list, a corpus) from being read whole into memory.
+MAX_STOP_WORDS = 100_000
+
+
+def stop_word_set(words: Iterable[str], name: str = "stop_words") -> FrozenSet[str]:
+    """The one reading of a stop-word list: at most :data:`MAX_STOP_WORDS` strings (no more is read from an
+    iterator), as a set; ``name`` says where they came from in the messages.
+
+    >>> sorted(stop_word_set(["the", "a", "the"]))
+    ['a', 'the']
+    """
+    if isinstance(words, str):
+        raise TypeError(f"{name} must be a collection of token strings, not one string")
+    if not hasattr(words, "__iter__"):
+        raise TypeError(f"{name} must be a collection of token strings, got {type(words).__name__}")
+    taken = list(islice(words, MAX_STOP_WORDS + 1))
+    if len(taken) > MAX_STOP_WORDS:
+        raise ValueError(f"{name}: more than {MAX_STOP_WORDS:,} stop words (the limit bounds memory; see SECURITY.md)")
+    for word in taken:
+        if not isinstance(word, str):
+            raise TypeError(f"{name} must contain strings, got {word!r:.60}")
+    return frozenset(taken)
 
 
 class MoverScore(Metric):
@@ -45,12 +69,7 @@ class MoverScore(Metric):
         check_choice("form", form, MOVERSCORE_FORMS)
         check_choice("subwords", subwords, KEEP_DROP)
         check_choice("punctuation", punctuation, KEEP_DROP)
-        if isinstance(stop_words, str):
-            raise TypeError("stop_words must be a collection of token strings, not one string")
-        self.stop = frozenset(stop_words)
-        for word in self.stop:
-            if not isinstance(word, str):
-                raise TypeError(f"stop_words must contain strings, got {word!r}")
+        self.stop = stop_word_set(stop_words)
         if not isinstance(idf, (bool, Mapping)):
             raise TypeError(f"idf must be True, False or a dict of token -> weight, got {type(idf).__name__}")
         self.idf, self.subwords, self.punctuation, self.form = idf, subwords, punctuation, form
