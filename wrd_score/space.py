@@ -32,6 +32,7 @@ from .deps import require
 from .files import TABLE_FORMATS, TableError, read_table, write_table
 from .metrics import column_name, compare
 from .metrics.backend_idf import shared_backends
+from .metrics.base import options_read
 from .options import Options, markdown_table, option_info
 from .rescale import lookup_baseline
 from .scorer import WRDScorer, mean as mean_of_scores
@@ -234,7 +235,8 @@ def _sibling_scores(predictions: List[str], references: List[str], options: Mapp
     the matching rule.  For a single pair MoverScore uses uniform masses: IDF fit on one sentence is 0 for every
     word (moverscore's own advice for single pairs is the same).
     """
-    backend_options = {k: v for k, v in options.items() if k != "rescale_with_baseline"}
+    # Only what the siblings read: the library refuses an option that no metric asked for would use.
+    backend_options = {k: v for k, v in options.items() if any(k in options_read(m) for m in metrics)}
     extra = {"moverscore_idf": False} if "moverscore" in metrics and single_pair else {}
     table = compare(predictions, references, metrics=tuple(metrics), **extra, **backend_options)
     columns = {key: [float(v) for v in values] for key, values in table.items()

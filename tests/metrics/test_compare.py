@@ -149,3 +149,20 @@ def test_compare_gives_the_method_name_metrics_corpus_scores_beside_their_rows(c
     assert json.loads(capsys.readouterr().out)["corpus"]["exact-match"] == {"accuracy": 1.0, "matches": 1, "examples": 1}
     assert main(["compare", "-c", "a", "-r", "a", "--metrics", "exact-match", "--chrf-word-order", "2"]) == 2
     assert "--chrf-word-order given without chrf in --metrics" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("metrics, options, message", [
+    (["rouge1"], dict(variant="paper"), "variant given without wrdscore in metrics"),
+    (["rouge1", "bertscore"], dict(weights="idf"), "weights given without wrdscore in metrics"),
+    (["rouge1"], dict(embedding="wrd-java-default"), "embedding given without"),
+    (["rouge1"], dict(idf={"get": 1.0}), "idf given without wrdscore in metrics"),
+])
+def test_compare_refuses_an_option_that_no_metric_asked_for_reads(metrics, options, message):
+    """The library's compare() scored ROUGE-1 and dropped the WRDScore option (the CLI already refused it)."""
+    with pytest.raises(ValueError, match=message):
+        compare(["get count"], ["size"], metrics=metrics, **options)
+
+
+def test_compare_passes_an_option_to_the_metrics_that_read_it():
+    got = compare(["get count"], ["size"], metrics=["rouge1", "wrdscore"], variant="paper")
+    assert "variant:paper" in got["signatures"]["wrdscore"]

@@ -7,7 +7,8 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 from ..checks import check_bool, check_choice, check_names
 from ..deps import require
 from ..options import option_info
-from .base import References, get_metric, metric_factory, metric_names, metric_options, options_read
+from .base import (References, check_options_read, get_metric, metric_factory, metric_names, metric_options,
+                   options_read)
 from .backend_idf import inputs, shared_backends
 
 __all__ = ["compare", "COMPARED", "split_options", "check_metrics"]
@@ -92,6 +93,10 @@ def compare(predictions: Sequence[str], references: References, metrics: Sequenc
     metrics = check_metrics(metrics)
     check_bool("as_dataframe", as_dataframe)
     shared, own = split_options(metrics, options)
+    # An option none of the metrics reads would be ignored (compare(metrics=["rouge1"], variant="paper")).
+    check_options_read(shared, [(name, ()) for name in metrics])
+    if idf is not None and "wrdscore" not in metrics:
+        raise ValueError("idf given without wrdscore in metrics: it would be ignored (it is WRDScore's IDF table)")
     predictions, refs = inputs(predictions, references)
     table: Dict[str, Any] = {
         "prediction": list(predictions),
