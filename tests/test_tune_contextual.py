@@ -6,6 +6,7 @@ there must fail here, not silently change published tuning numbers.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,10 +25,15 @@ REFS = ["A man plays a guitar!", "A dog lay on the rug, and the dog slept.", "Ma
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("_tune_contextual", ROOT / "benchmarks" / "tune_contextual.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    # The script imports its sibling report_output, found beside it when run as a script.
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location("_tune_contextual", ROOT / "benchmarks" / "tune_contextual.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
 
 
 @pytest.fixture(scope="module")
