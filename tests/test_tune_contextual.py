@@ -52,7 +52,7 @@ def _fresh(options):
 @pytest.mark.parametrize("pooling", ["tokenizer", "wordpiece"])
 def test_shared_encoding_gives_the_fresh_scores(bench, shared, layer, pooling):
     texts, all_states = shared
-    options = dict(bench.BASE, layer=layer, pooling=pooling)
+    options = bench.grid_options(pooling, layer=layer)
     for variant, weights in (("paper", "norm"), ("wrd", "norm*idf")):
         _fresh(options)
         fresh = WRDScorer(**options, variant=variant, weights=weights).score(PREDS, REFS)["f1"]
@@ -68,7 +68,7 @@ def test_shared_encoding_gives_the_fresh_scores(bench, shared, layer, pooling):
 def test_primed_backend_really_serves_the_given_states(bench, shared):
     """The memo is what the scorer reads: primed with other states, the scores move (the test above can fail)."""
     texts, all_states = shared
-    options = dict(bench.BASE, layer="6", pooling="tokenizer")
+    options = bench.grid_options("tokenizer", layer="6")
     bench.prime(options, texts, all_states)
     right = np.asarray(WRDScorer(**options).score(PREDS, REFS)["f1"])
     backend = bench.prime(dict(options, layer="2"), texts, all_states)

@@ -38,9 +38,10 @@ from .backends import BACKENDS, BackendName
 from .checks import check_bool, check_choice, check_int
 from .backends.contextual import (DTYPES, POOLINGS, RUNTIMES, DtypeName, PoolingName, RuntimeName, parse_layers,
                                   validate_contextual_options)
+from .backends.pooling import units_tokenizer
 from .backends.static import OOV_POLICIES, OovPolicyName
 from .embeddings import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, EmbeddingFormatName, shipped_name
-from .tokenize import TOKENIZERS, TokenizerName
+from .tokenize import DEFAULT_TOKENIZER, TOKENIZERS, TokenizerName
 from .transport import VARIANTS, VariantName
 from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS, WeightsName
 
@@ -110,8 +111,10 @@ class Options:
                                     values=dict.fromkeys(EMBEDDING_FORMATS, ""))
     allow_pickle: bool = _option(False, "allow gensim pickles (.model/.kv) as embedding files; they can run code",
                                  group="static")
-    tokenizer: TokenizerName = _option("identifier", "how texts become tokens",
-                             values={name: tokenizer.meaning for name, tokenizer in TOKENIZERS.items()})
+    tokenizer: Optional[TokenizerName] = _option(
+        None, f"how texts become tokens (default: {DEFAULT_TOKENIZER!r}; none with the contextual "
+              "pooling='wordpiece', whose units are the model's word pieces: one given there is refused)",
+        values={name: tokenizer.meaning for name, tokenizer in TOKENIZERS.items()})
     oov: OovPolicyName = _option("auto", "static: tokens without a vector", group="static", values=OOV_POLICIES)
     weights: Optional[WeightsName] = _option(None, "token masses", preset=True, values=WEIGHTS)
     clip_negative: bool = _option(True, "clip negative cosines to 0 (keeps scores in [0, 1])")
@@ -156,6 +159,10 @@ class Options:
         if this.backend == "static" and this.embedding is not None and this.embedding != bundle["embedding"]:
             bundle["weights"] = OTHER_EMBEDDING_WEIGHTS
         resolved = replace(this, **{name: value for name, value in bundle.items() if getattr(this, name) is None})
+        # The tokenizer not given: the default where its tokens are the units; none where they are word pieces.
+        pooling = resolved.pooling if resolved.backend == "contextual" else None
+        why = f" (preset={self.preset!r} sets it for backend='contextual')" if this.pooling is None else ""
+        resolved = replace(resolved, tokenizer=units_tokenizer(pooling, this.tokenizer, why))
         resolved._check()
         # Marks options whose preset can no longer act (every bundle value is set): see WRDScorer.
         object.__setattr__(resolved, "_resolved", True)

@@ -34,7 +34,7 @@ from .encoder import (DEFAULT_MODEL, DTYPES, RUNTIMES, DtypeName, RuntimeName, l
 # Importable from here, where they were before the backend's steps got modules of their own.
 from .encoder import ROW_MULTIPLE  # noqa: F401
 from .onnx_runtime import onnx_cache_dir  # noqa: F401
-from .pooling import POOLINGS, PoolingName, pool_onto_units
+from .pooling import POOLINGS, PoolingName, pool_onto_units, units_tokenizer
 from .windows import WindowedStates
 
 __all__ = [
@@ -140,7 +140,8 @@ class ContextualBackend(WindowedStates):
             Hugging Face name already in the local cache.
         layer: hidden layer(s), see :func:`parse_layers`; several are averaged.
         pooling: ``"tokenizer"`` (word pieces mean-pooled onto ``tokenizer`` units) or ``"wordpiece"``.
-        tokenizer: static tokenizer whose units ``pooling="tokenizer"`` uses (``identifier``/``words``).
+        tokenizer: static tokenizer whose units ``pooling="tokenizer"`` uses (``identifier``, the default, or
+            ``words``); with ``"wordpiece"`` none is used, and one given is refused.
         device: ``"auto"`` (CUDA when present, else CPU), ``"cpu"``, ``"cuda[:N]"``, ``"mps"``.
         dtype: ``float32`` (default), ``float16``, ``bfloat16``.
         batch_size: windows per forward pass.
@@ -157,14 +158,15 @@ class ContextualBackend(WindowedStates):
     kind = "contextual"
 
     def __init__(self, model: str = DEFAULT_MODEL, layer: Any = None, pooling: PoolingName = "tokenizer",
-                 tokenizer: TokenizerName = "identifier", device: str = "auto", dtype: DtypeName = "float32",
+                 tokenizer: Optional[TokenizerName] = None, device: str = "auto", dtype: DtypeName = "float32",
                  batch_size: int = 64, max_length: Optional[int] = None, stride: Optional[int] = None,
                  trust_remote_code: bool = False, progress: Optional[bool] = None,
                  runtime: RuntimeName = "torch") -> None:
         validate_contextual_options(model=model, layer=layer, pooling=pooling, device=device, dtype=dtype,
                                     batch_size=batch_size, max_length=max_length, stride=stride,
                                     trust_remote_code=trust_remote_code, runtime=runtime)
-        if tokenizer not in TOKENIZERS:
+        tokenizer = units_tokenizer(pooling, tokenizer)
+        if tokenizer is not None and tokenizer not in TOKENIZERS:
             raise ValueError(f"tokenizer must be one of {sorted(TOKENIZERS)}, got {tokenizer!r}")
         self.loaded = load_model(model, device, dtype, trust_remote_code)
         if runtime == "onnx" and self.loaded.device != "cpu":
