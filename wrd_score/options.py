@@ -126,7 +126,7 @@ class Options:
                          group="contextual", accepts="or a local model folder, or a name already in the local "
                                                      "Hugging Face cache (nothing is downloaded)")
     layer: Optional[Union[int, str]] = _option(None, "contextual: hidden layer (-1: the last; 0: embeddings; "
-                                                     "'4,5,6': their mean)", group="contextual", preset=True)
+                                                     "'4,5,6': their mean; each layer once)", group="contextual", preset=True)
     pooling: Optional[PoolingName] = _option(None, "contextual: token units", group="contextual", preset=True,
                                      values=POOLINGS)
     device: str = _option("auto", "contextual: auto (CUDA when present), cpu, cuda, cuda:N or mps",
@@ -136,8 +136,8 @@ class Options:
     batch_size: int = _option(64, "contextual: windows per forward pass; moves float32 scores by at most 1e-6 (the "
                                   "BLAS picks kernels by batch shape), so it is not in the signature",
                               group="contextual", signature=False)
-    max_length: Optional[int] = _option(None, "contextual: window length in model tokens (default: the model's "
-                                              "maximum); longer texts use overlapping windows", group="contextual")
+    max_length: Optional[int] = _option(None, "contextual: window length in model tokens (default and "
+                                              "most: the model's maximum); longer texts use overlapping windows", group="contextual")
     stride: Optional[int] = _option(None, "contextual: step between windows (default: half a window)",
                                     group="contextual")
     trust_remote_code: bool = _option(False, "contextual: let transformers run code shipped with the model",

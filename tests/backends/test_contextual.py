@@ -391,6 +391,13 @@ def test_evaluate_module_selects_the_contextual_backend(repo):
      r"tokenizer='words' has no effect with pooling='wordpiece'"),
     ({"backend": "contextual", "preset": "sentences", "tokenizer": "words"}, ValueError,
      r"tokenizer='words' has no effect with pooling='wordpiece' \(preset='sentences'"),
+    # A window longer than the model reads was cut to its maximum, with the default's signature.
+    ({"backend": "contextual", "max_length": 10**6}, ValueError, r"max_length=1000000 .* at most 512"),
+    ({"backend": "contextual", "max_length": 513}, ValueError, r"max_length=513 .* at most 512"),
+    # One layer given twice is that layer: it got a signature of its own (layer:1+1+1).
+    ({"backend": "contextual", "layer": "1,1,1"}, ValueError, r"layer '1,1,1' names layer 1 more than once"),
+    ({"backend": "contextual", "layer": [2, 2]}, ValueError, r"layer \[2, 2\] names layer 2 more than once"),
+    ({"backend": "contextual", "layer": "6,-1"}, ValueError, r"layer '6,-1' names layer 6 more than once"),
 ])
 def test_bad_options(options, exc, match):
     with pytest.raises(exc, match=match):
@@ -408,6 +415,11 @@ def test_the_tokenizer_is_refused_where_it_cannot_act_and_filled_where_it_does()
     pooled = WRDScorer(backend="contextual")
     assert pooled.options.tokenizer == "identifier" and "pool:mean>identifier" in pooled.signature()
     assert "pool:mean>words" in WRDScorer(backend="contextual", tokenizer="words").signature()
+
+
+def test_the_window_takes_the_model_maximum_and_no_more():
+    backend = ContextualBackend(max_length=512, progress=False)
+    assert backend.window == 510 == ContextualBackend(progress=False).window
 
 
 def test_transport_node_cap_counts_every_contextual_occurrence(monkeypatch):
