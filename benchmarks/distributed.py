@@ -87,7 +87,7 @@ def run(name: str, pairs: List[Tuple[str, str]], workers: int, batch_size: int, 
     poller = PeakMemory()
     poller.start()
     start = time.perf_counter()
-    result = score(ds, num_actors=workers, batch_size=batch_size, **options)
+    result = score(ds, num_actors=workers, map_batch_size=batch_size, **options)
     seconds = time.perf_counter() - start
     peaks = poller.stop()
     row = {"workload": name, "pairs": len(pairs), "workers": workers, "batch_size": batch_size,

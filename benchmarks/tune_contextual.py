@@ -2,8 +2,8 @@
 
 Grid: variant {paper, wrd} x weights {norm, idf, norm*idf, uniform} x layer (single layers and
 averages) x pooling {tokenizer, wordpiece}, all with ``model="default"`` (all-MiniLM-L6-v2) and
-``tokenizer="words"``; BERTScore (``wrd_score.metrics.bertscore``) on the same encoder at its
-default layer, with and without IDF, for both poolings.  Each row gives Spearman and Pearson of
+``tokenizer="words"`` (where it acts: ``pooling="tokenizer"``; word pieces take no tokenizer); BERTScore
+(``wrd_score.metrics.bertscore``) on the same encoder at its default layer, with and without IDF, for both poolings.  Each row gives Spearman and Pearson of
 F1 against the human score.  The best configuration is then compared with BERTScore and with the
 current contextual default (paper, norm, last layer, tokenizer pooling) by the paired bootstrap
 of :func:`wrd_score.validation.paired_bootstrap` (1000 resamples, seed 0).  STS-B test is never read.
@@ -61,6 +61,13 @@ WEIGHTS = ("norm", "idf", "norm*idf", "uniform")
 LAYERS: Tuple[str, ...] = ("6", "5", "4", "3", "2", "1", "5,6", "4,5,6", "3,4,5,6", "1,2,3,4,5,6", "0,1,2,3,4,5,6")
 POOLINGS = ("tokenizer", "wordpiece")
 BASE = {"backend": "contextual", "model": "default", "tokenizer": "words"}
+
+
+def grid_options(pooling: str, **options: Any) -> Dict[str, Any]:
+    """BASE with this pooling and ``options``: the tokenizer only where its tokens are the units (the library
+    refuses one with ``pooling="wordpiece"``, whose units are the model's word pieces)."""
+    base = BASE if pooling != "wordpiece" else {k: v for k, v in BASE.items() if k != "tokenizer"}
+    return dict(base, pooling=pooling, **options)
 DEFAULT = {"variant": "paper", "weights": "norm", "layer": "6", "pooling": "tokenizer"}
 
 
@@ -143,7 +150,7 @@ def check(texts_limit: int) -> None:
     all_states = encode_all_layers(first, texts)
     worst = 0.0
     for layer, pooling in itertools.product(LAYERS, POOLINGS):
-        opts = dict(BASE, layer=layer, pooling=pooling, variant="wrd", weights="norm*idf")
+        opts = grid_options(pooling, layer=layer, variant="wrd", weights="norm*idf")
         backend = WRDScorer(**opts).backend
         with backend._memo_lock:
             backend._memo_key, backend._memo = None, None
@@ -176,7 +183,7 @@ def run(layers: Sequence[str], poolings: Sequence[str], limit: Optional[int]) ->
                          r=float(pearsonr(f1, human)[0])))
 
     for layer, pooling in itertools.product(layers, poolings):
-        opts = dict(BASE, layer=layer, pooling=pooling)
+        opts = grid_options(pooling, layer=layer)
         prime(opts, texts, all_states)
         t0 = time.perf_counter()
         for variant, weights in itertools.product(VARIANTS, WEIGHTS):
@@ -219,7 +226,7 @@ def probes(limit: Optional[int]) -> str:
         print(lines[-1], file=sys.stderr)
 
     for pooling in POOLINGS:
-        opts = dict(BASE, layer="6", pooling=pooling)
+        opts = grid_options(pooling, layer="6")
         backend = prime(opts, texts, all_states)
         both = fit_idf(backend.tokenize(t) for t in preds + refs)
         df, n = document_frequencies(backend.tokenize(t) for t in refs)

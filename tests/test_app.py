@@ -64,6 +64,23 @@ def test_the_preset_and_selectors_reach_the_library(app):
     assert signature == expected["signature"] and f'id="wrd-f1">{expected["f1"][0]:.4f}<' in cards
 
 
+def test_the_contextual_entry_with_word_pieces_scores_with_the_default_controls(app):
+    # preset='sentences' makes the encoder's units word pieces, which take no tokenizer: the page's default tokenizer
+    # control ("auto") sends none, so it scores; a tokenizer chosen there would be ignored, and is refused.
+    if "contextual" not in BACKENDS:
+        pytest.skip("the contextual backend is not installed")
+    from wrd_score import space
+
+    controls = dict(embedding=space.CONTEXTUAL, preset="sentences", siblings=False)
+    assert app.PageOptions(**controls).tokenizer == space.TOKENIZER_AUTO
+    expected = WRDScorer(backend="contextual", preset="sentences").score(["get count"], ["size"])
+    got = app.api_score_pair("get count", "size", *page(app, **controls))
+    assert got["signature"] == expected["signature"] and "pool:wordpiece" in got["signature"]
+    assert got["f1"] == expected["f1"][0]
+    with pytest.raises(gr.Error, match="tokenizer='words' has no effect with pooling='wordpiece'"):
+        app.on_score_pair("get count", "size", *page(app, **controls, tokenizer="words"))
+
+
 def test_handlers_turn_bad_input_into_visible_errors(app):
     with pytest.raises(gr.Error, match="weights must be one of"):
         app.on_score_pair("a", "b", *page(app, weights="bogus"))

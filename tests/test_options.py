@@ -1,5 +1,6 @@
 """`preset=` (named bundles of defaults, options.py) and benchmarks/choose_presets.py, which chooses them."""
 import json
+from dataclasses import fields
 
 import numpy as np
 import pytest
@@ -44,6 +45,25 @@ def test_an_option_given_explicitly_wins_over_the_preset(preset, backend):
         # Another static embedding takes the masses every embedding has (the bundle's may need its file's table).
         expect = dict(bundle, weights=OTHER_EMBEDDING_WEIGHTS) if name == "embedding" else bundle
         assert all(getattr(resolved, n) == v for n, v in expect.items() if n != name)
+
+
+WORDPIECE_TOKENIZER = r"tokenizer='(identifier|words)' has no effect with pooling='wordpiece'"
+
+
+def test_the_tokenizer_not_given_is_the_default_where_it_acts_and_none_with_word_pieces():
+    # tokenizer defaulted to 'identifier', so one given with word pieces could not be told from the default and
+    # was ignored (the same scores and signature for every value).  None is "not given".
+    assert Options().tokenizer is None and Options().validate().tokenizer == "identifier"
+    assert Options(backend="contextual").validate().tokenizer == "identifier"  # pooling='tokenizer'
+    assert Options(backend="contextual", preset="sentences", pooling="tokenizer").validate().tokenizer == "identifier"
+    sentences = Options(backend="contextual", preset="sentences").validate()
+    assert sentences.pooling == "wordpiece" and sentences.tokenizer is None
+    assert Options(**{f.name: getattr(sentences, f.name) for f in fields(Options)}).validate() == sentences
+    for tokenizer in ("identifier", "words"):
+        with pytest.raises(ValueError, match=WORDPIECE_TOKENIZER + ": the units are then the model's word pieces"):
+            Options(backend="contextual", pooling="wordpiece", tokenizer=tokenizer).validate()
+        with pytest.raises(ValueError, match=WORDPIECE_TOKENIZER + r" \(preset='sentences' sets it"):
+            Options(backend="contextual", preset="sentences", tokenizer=tokenizer).validate()
 
 
 def test_the_preset_changes_scores_and_the_signature_records_the_resolved_values(odd_sentences):
@@ -120,6 +140,18 @@ def test_cli_preset_flag(odd_sentences, run_cli):
     assert code == 2 and "preset must be one of ['identifiers', 'sentences'], got 'code'" in err
 
 
+def test_cli_and_evaluate_module_refuse_a_tokenizer_with_word_pieces(run_cli, repo):
+    # The contextual preset='sentences' pools nothing: its --tokenizer was silently ignored.
+    code, _, err = run_cli("score", "--strings", "-c", "a", "-r", "b", "--backend", "contextual", "--preset",
+                           "sentences", "--tokenizer", "words")
+    assert code == 2 and "tokenizer='words' has no effect with pooling='wordpiece'" in err
+    evaluate = pytest.importorskip("evaluate")
+    metric = evaluate.load(str(repo / "wrdscore.py"))
+    with pytest.raises(ValueError, match=WORDPIECE_TOKENIZER):
+        metric.compute(predictions=["a"], references=["b"], backend="contextual", pooling="wordpiece",
+                       tokenizer="identifier")
+
+
 def test_evaluate_module_preset(odd_sentences, repo):
     evaluate = pytest.importorskip("evaluate")
     metric = evaluate.load(str(repo / "wrdscore.py"))
@@ -138,11 +170,16 @@ def chooser(repo):
     import importlib.util
     import sys
 
-    spec = importlib.util.spec_from_file_location("choose_presets", repo / "benchmarks" / "choose_presets.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    # The script imports its sibling report_output, found beside it when run as a script.
+    sys.path.insert(0, str(repo / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location("choose_presets", repo / "benchmarks" / "choose_presets.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.path.remove(str(repo / "benchmarks"))
 
 
 def _row(chooser, name, own, other, fixed=True):

@@ -6,6 +6,7 @@ there must fail here, not silently change published tuning numbers.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,10 +25,15 @@ REFS = ["A man plays a guitar!", "A dog lay on the rug, and the dog slept.", "Ma
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("_tune_contextual", ROOT / "benchmarks" / "tune_contextual.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    # The script imports its sibling report_output, found beside it when run as a script.
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location("_tune_contextual", ROOT / "benchmarks" / "tune_contextual.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +52,7 @@ def _fresh(options):
 @pytest.mark.parametrize("pooling", ["tokenizer", "wordpiece"])
 def test_shared_encoding_gives_the_fresh_scores(bench, shared, layer, pooling):
     texts, all_states = shared
-    options = dict(bench.BASE, layer=layer, pooling=pooling)
+    options = bench.grid_options(pooling, layer=layer)
     for variant, weights in (("paper", "norm"), ("wrd", "norm*idf")):
         _fresh(options)
         fresh = WRDScorer(**options, variant=variant, weights=weights).score(PREDS, REFS)["f1"]
@@ -62,7 +68,7 @@ def test_shared_encoding_gives_the_fresh_scores(bench, shared, layer, pooling):
 def test_primed_backend_really_serves_the_given_states(bench, shared):
     """The memo is what the scorer reads: primed with other states, the scores move (the test above can fail)."""
     texts, all_states = shared
-    options = dict(bench.BASE, layer="6", pooling="tokenizer")
+    options = bench.grid_options("tokenizer", layer="6")
     bench.prime(options, texts, all_states)
     right = np.asarray(WRDScorer(**options).score(PREDS, REFS)["f1"])
     backend = bench.prime(dict(options, layer="2"), texts, all_states)

@@ -542,7 +542,7 @@ import wrd_score.integrations.ray
 ray.init()  # or ray.init(address="auto") on a cluster
 ds = ray.data.from_items([{"prediction": p, "reference": r} for p, r in
                           [("getCount", ["get_count"]), ("size", ["getSize", "length"]), ("run", ["execute"])]])
-result = wrd_score.integrations.ray.score(ds, num_actors=2, batch_size=1024)
+result = wrd_score.integrations.ray.score(ds, num_actors=2, map_batch_size=1024)
 print([round(f, 4) for f in result["f1"]], round(result["mean_f1"], 4), result["signature"])
 
 # A dataset too large for the driver: keep the scores next to the rows, on shared storage.

@@ -38,9 +38,10 @@ from .backends import BACKENDS, BackendName
 from .checks import check_bool, check_choice, check_int
 from .backends.contextual import (DTYPES, POOLINGS, RUNTIMES, DtypeName, PoolingName, RuntimeName, parse_layers,
                                   validate_contextual_options)
+from .backends.pooling import units_tokenizer
 from .backends.static import OOV_POLICIES, OovPolicyName
 from .embeddings import EMBEDDING_FORMATS, NAMED_EMBEDDINGS, EmbeddingFormatName, shipped_name
-from .tokenize import TOKENIZERS, TokenizerName
+from .tokenize import DEFAULT_TOKENIZER, TOKENIZERS, TokenizerName
 from .transport import VARIANTS, VariantName
 from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS, WeightsName
 
@@ -110,8 +111,10 @@ class Options:
                                     values=dict.fromkeys(EMBEDDING_FORMATS, ""))
     allow_pickle: bool = _option(False, "allow gensim pickles (.model/.kv) as embedding files; they can run code",
                                  group="static")
-    tokenizer: TokenizerName = _option("identifier", "how texts become tokens",
-                             values={name: tokenizer.meaning for name, tokenizer in TOKENIZERS.items()})
+    tokenizer: Optional[TokenizerName] = _option(
+        None, f"how texts become tokens (default: {DEFAULT_TOKENIZER!r}; none with the contextual "
+              "pooling='wordpiece', whose units are the model's word pieces: one given there is refused)",
+        values={name: tokenizer.meaning for name, tokenizer in TOKENIZERS.items()})
     oov: OovPolicyName = _option("auto", "static: tokens without a vector", group="static", values=OOV_POLICIES)
     weights: Optional[WeightsName] = _option(None, "token masses", preset=True, values=WEIGHTS)
     clip_negative: bool = _option(True, "clip negative cosines to 0 (keeps scores in [0, 1])")
@@ -123,7 +126,7 @@ class Options:
                          group="contextual", accepts="or a local model folder, or a name already in the local "
                                                      "Hugging Face cache (nothing is downloaded)")
     layer: Optional[Union[int, str]] = _option(None, "contextual: hidden layer (-1: the last; 0: embeddings; "
-                                                     "'4,5,6': their mean)", group="contextual", preset=True)
+                                                     "'4,5,6': their mean; each layer once)", group="contextual", preset=True)
     pooling: Optional[PoolingName] = _option(None, "contextual: token units", group="contextual", preset=True,
                                      values=POOLINGS)
     device: str = _option("auto", "contextual: auto (CUDA when present), cpu, cuda, cuda:N or mps",
@@ -133,8 +136,8 @@ class Options:
     batch_size: int = _option(64, "contextual: windows per forward pass; moves float32 scores by at most 1e-6 (the "
                                   "BLAS picks kernels by batch shape), so it is not in the signature",
                               group="contextual", signature=False)
-    max_length: Optional[int] = _option(None, "contextual: window length in model tokens (default: the model's "
-                                              "maximum); longer texts use overlapping windows", group="contextual")
+    max_length: Optional[int] = _option(None, "contextual: window length in model tokens (default and "
+                                              "most: the model's maximum); longer texts use overlapping windows", group="contextual")
     stride: Optional[int] = _option(None, "contextual: step between windows (default: half a window)",
                                     group="contextual")
     trust_remote_code: bool = _option(False, "contextual: let transformers run code shipped with the model",
@@ -156,6 +159,10 @@ class Options:
         if this.backend == "static" and this.embedding is not None and this.embedding != bundle["embedding"]:
             bundle["weights"] = OTHER_EMBEDDING_WEIGHTS
         resolved = replace(this, **{name: value for name, value in bundle.items() if getattr(this, name) is None})
+        # The tokenizer not given: the default where its tokens are the units; none where they are word pieces.
+        pooling = resolved.pooling if resolved.backend == "contextual" else None
+        why = f" (preset={self.preset!r} sets it for backend='contextual')" if this.pooling is None else ""
+        resolved = replace(resolved, tokenizer=units_tokenizer(pooling, this.tokenizer, why))
         resolved._check()
         # Marks options whose preset can no longer act (every bundle value is set): see WRDScorer.
         object.__setattr__(resolved, "_resolved", True)

@@ -19,7 +19,7 @@ from typing import Callable, Dict, Iterator, List, Literal, NamedTuple, Optional
 
 from .checks import check_choice
 
-__all__ = ["split_identifier", "split_words", "get_tokenizer", "Tokenizer", "TOKENIZERS", "TokenizerName", "normal_form", "normalise_with_offsets",
+__all__ = ["split_identifier", "split_words", "get_tokenizer", "Tokenizer", "TOKENIZERS", "TokenizerName", "DEFAULT_TOKENIZER", "normal_form", "normalise_with_offsets",
            "unit_spans", "tokenize_many", "tokenize_separated", "SEPARATOR"]
 
 _CHUNK = re.compile(r"[^\W_]+")  # ASCII text: maximal letter/digit runs (_, -, ., spaces and symbols split)
@@ -365,6 +365,8 @@ TOKENIZERS: Dict[str, Tokenizer] = {
 }
 #: A value of ``tokenizer=`` (the keys of :data:`TOKENIZERS`).
 TokenizerName = Literal["identifier", "words"]
+#: The tokenizer where none is given and one acts (the static backend; contextual ``pooling="tokenizer"``).
+DEFAULT_TOKENIZER: TokenizerName = "identifier"
 
 
 def get_tokenizer(name: TokenizerName) -> Callable[[str], List[str]]:

@@ -384,10 +384,42 @@ def test_evaluate_module_selects_the_contextual_backend(repo):
     ({"backend": "contextual", "runtime": "onnx", "dtype": "float16"}, ValueError, "runtime='onnx' runs float32"),
     ({"backend": "contextual", "runtime": "onnx", "device": "cuda"}, ValueError, "runtime='onnx' runs float32"),
     ({"model": "default", "layer": 3}, ValueError, "only to backend='contextual'"),
+    # A tokenizer cannot act on the model's word pieces: it was ignored (same scores, same signature).
+    ({"backend": "contextual", "pooling": "wordpiece", "tokenizer": "identifier"}, ValueError,
+     r"tokenizer='identifier' has no effect with pooling='wordpiece'"),
+    ({"backend": "contextual", "pooling": "wordpiece", "tokenizer": "words"}, ValueError,
+     r"tokenizer='words' has no effect with pooling='wordpiece'"),
+    ({"backend": "contextual", "preset": "sentences", "tokenizer": "words"}, ValueError,
+     r"tokenizer='words' has no effect with pooling='wordpiece' \(preset='sentences'"),
+    # A window longer than the model reads was cut to its maximum, with the default's signature.
+    ({"backend": "contextual", "max_length": 10**6}, ValueError, r"max_length=1000000 .* at most 512"),
+    ({"backend": "contextual", "max_length": 513}, ValueError, r"max_length=513 .* at most 512"),
+    # One layer given twice is that layer: it got a signature of its own (layer:1+1+1).
+    ({"backend": "contextual", "layer": "1,1,1"}, ValueError, r"layer '1,1,1' names layer 1 more than once"),
+    ({"backend": "contextual", "layer": [2, 2]}, ValueError, r"layer \[2, 2\] names layer 2 more than once"),
+    ({"backend": "contextual", "layer": "6,-1"}, ValueError, r"layer '6,-1' names layer 6 more than once"),
 ])
 def test_bad_options(options, exc, match):
     with pytest.raises(exc, match=match):
         WRDScorer(**options)
+
+
+def test_the_tokenizer_is_refused_where_it_cannot_act_and_filled_where_it_does():
+    # Given: refused by the backend too, before any model is loaded (this folder does not exist).
+    with pytest.raises(ValueError, match="tokenizer='words' has no effect with pooling='wordpiece'"):
+        ContextualBackend(model="/no/such/model", pooling="wordpiece", tokenizer="words")
+    # Not given: no tokenizer with word pieces, the default one where units are pooled onto its tokens.
+    wordpiece = WRDScorer(backend="contextual", pooling="wordpiece")
+    assert wordpiece.options.tokenizer is None and wordpiece.backend.tokenizer_name is None
+    assert WRDScorer(options=wordpiece.options).signature() == wordpiece.signature()  # resolved options re-validate
+    pooled = WRDScorer(backend="contextual")
+    assert pooled.options.tokenizer == "identifier" and "pool:mean>identifier" in pooled.signature()
+    assert "pool:mean>words" in WRDScorer(backend="contextual", tokenizer="words").signature()
+
+
+def test_the_window_takes_the_model_maximum_and_no_more():
+    backend = ContextualBackend(max_length=512, progress=False)
+    assert backend.window == 510 == ContextualBackend(progress=False).window
 
 
 def test_transport_node_cap_counts_every_contextual_occurrence(monkeypatch):

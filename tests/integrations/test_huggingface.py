@@ -170,7 +170,7 @@ def test_score_dataset_parallel_equals_serial(weights):
     datasets = pytest.importorskip("datasets")
     ds = datasets.Dataset.from_dict({"prediction": PREDS, "reference": REFS})
     serial = score_dataset(ds, weights=weights)
-    parallel = score_dataset(ds, num_proc=2, batch_size=3, weights=weights)
+    parallel = score_dataset(ds, num_proc=2, map_batch_size=3, weights=weights)
     expected = WRDScorer(weights=weights).score(PREDS, REFS)
     for name in ("precision", "recall", "f1", "best_reference"):
         assert list(serial[f"wrdscore_{name}"]) == list(parallel[f"wrdscore_{name}"]) == expected[name], name
@@ -192,6 +192,30 @@ def test_score_dataset_columns_idf_and_errors():
         score_dataset(datasets.DatasetDict({"test": ds}), "hyp", "ref")
     with pytest.raises(ValueError, match="num_proc"):
         score_dataset(ds, "hyp", "ref", num_proc=0)
+
+
+def test_score_dataset_batch_size_is_the_scorer_s_and_map_batch_size_the_map_s(monkeypatch, tiny_bert):
+    # batch_size went to Dataset.map and never reached the encoder (the scorer's option of that name).
+    datasets = pytest.importorskip("datasets")
+    ds = datasets.Dataset.from_dict({"prediction": PREDS, "reference": REFS})
+    seen = []
+    real = WRDScorer.score
+
+    def spy(self, predictions, references, idf=None):
+        seen.append((self.options.batch_size, len(predictions)))
+        return real(self, predictions, references, idf=idf)
+
+    monkeypatch.setattr(WRDScorer, "score", spy)
+    options = dict(backend="contextual", model=tiny_bert, device="cpu")
+    out = score_dataset(ds, map_batch_size=4, batch_size=3, **options)
+    assert seen == [(3, 4), (3, 4), (3, 2)]
+    monkeypatch.setattr(WRDScorer, "score", real)
+    assert list(out["wrdscore_f1"]) == WRDScorer(**options, batch_size=3).score(PREDS, REFS)["f1"]
+    # Without the contextual backend batch_size is no option: said with the name the map's batch now has.
+    with pytest.raises(ValueError, match=r"batch_size=1000 is an option of backend='contextual' .* map_batch_size="):
+        score_dataset(ds, batch_size=1000)
+    with pytest.raises(ValueError, match="map_batch_size must be a positive integer, got 0"):
+        score_dataset(ds, map_batch_size=0)
 
 
 def test_exported():

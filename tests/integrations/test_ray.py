@@ -42,18 +42,18 @@ def _dataset(preds, refs, blocks=5):
 
 def test_two_actors_match_one_call(cluster):
     # Batches of 3 over 5 blocks of 4 rows: actors finish out of order; the result must not.
-    got = score(_dataset(PREDS, REFS), num_actors=2, batch_size=3)
+    got = score(_dataset(PREDS, REFS), num_actors=2, map_batch_size=3)
     assert got == wrd_score.score(PREDS, REFS)
 
 
 def test_idf_fitted_once_on_the_driver_matches_one_call(cluster):
-    got = score(_dataset(PREDS, REFS), num_actors=2, batch_size=2, weights="norm*idf")
+    got = score(_dataset(PREDS, REFS), num_actors=2, map_batch_size=2, weights="norm*idf")
     single = wrd_score.score(PREDS, REFS, weights="norm*idf")
     assert got == single and "idf:refs" in got["signature"]
 
 
 def test_map_scores_adds_columns_row_by_row(cluster):
-    scored, signature = map_scores(_dataset(PREDS, [r[0] for r in REFS]), num_actors=2, batch_size=4,
+    scored, signature = map_scores(_dataset(PREDS, [r[0] for r in REFS]), num_actors=2, map_batch_size=4,
                                    variant="paper")
     rows = scored.take_all()
     assert len(rows) == len(PREDS)
@@ -67,17 +67,33 @@ def test_map_scores_adds_columns_row_by_row(cluster):
 def test_contextual_actors_match_one_call(cluster, tiny_bert, contextual_agrees):
     # Each actor loads the encoder once; the driver loads it on its CPU only to sign the run.
     model = tiny_bert
-    got = score(_dataset(PREDS, REFS, blocks=4), num_actors=2, batch_size=4, backend="contextual", model=model)
+    got = score(_dataset(PREDS, REFS, blocks=4), num_actors=2, map_batch_size=4, backend="contextual", model=model,
+                batch_size=3)
     single = wrd_score.score(PREDS, REFS, backend="contextual", model=model)
     # Actors run one torch thread on their blocks; this process more threads on everything at once:
     # the same scores up to float32 rounding (SCORE_TOLERANCE).
     contextual_agrees(got, single)
 
 
+def test_batch_size_reaches_the_actors_scorer_and_map_batch_size_the_map(cluster, tiny_bert, monkeypatch):
+    # batch_size was map_batches' and never reached the encoder (the scorer's option of that name).
+    seen = {}
+
+    def spy(self, fn, **kwargs):
+        seen.update(kwargs)
+        return self
+
+    monkeypatch.setattr(ray.data.Dataset, "map_batches", spy)
+    map_scores(_dataset(PREDS, REFS), map_batch_size=5, backend="contextual", model=tiny_bert, batch_size=3)
+    assert seen["batch_size"] == 5 and seen["fn_constructor_kwargs"]["options"]["batch_size"] == 3
+
+
 @pytest.mark.parametrize("kwargs, error, message", [
     ({"predictions": "pred"}, ValueError, "predictions='pred' is not a column"),
     ({"num_actors": 0}, ValueError, "num_actors"),
-    ({"batch_size": "8"}, ValueError, "batch_size"),
+    ({"map_batch_size": "8"}, ValueError, "map_batch_size"),
+    # batch_size is the scorer's (the contextual encoder's); it was the map batch's, and never reached the encoder.
+    ({"batch_size": 8}, ValueError, r"batch_size=8 is an option of backend='contextual' .* map_batch_size="),
     ({"idf": {"get": 1.0}}, ValueError, "does not use it"),
     ({"variant": "nope"}, ValueError, "variant"),
     # Issue 22.19: NaN passed the number checks and failed in int() with a message naming nothing.

@@ -34,7 +34,7 @@ from .encoder import (DEFAULT_MODEL, DTYPES, RUNTIMES, DtypeName, RuntimeName, l
 # Importable from here, where they were before the backend's steps got modules of their own.
 from .encoder import ROW_MULTIPLE  # noqa: F401
 from .onnx_runtime import onnx_cache_dir  # noqa: F401
-from .pooling import POOLINGS, PoolingName, pool_onto_units
+from .pooling import POOLINGS, PoolingName, pool_onto_units, units_tokenizer
 from .windows import WindowedStates
 
 __all__ = [
@@ -88,6 +88,10 @@ def parse_layers(layer: Any) -> Tuple[int, ...]:
     True
     >>> parse_layers("4, 5,6"), parse_layers(3), parse_layers([2, -1])
     ((4, 5, 6), (3,), (2, -1))
+    >>> parse_layers("1,1,1")
+    Traceback (most recent call last):
+    ...
+    ValueError: layer '1,1,1' names layer 1 more than once; give each layer once
     """
     if layer is None:
         layer = DEFAULT_LAYER
@@ -101,13 +105,18 @@ def parse_layers(layer: Any) -> Tuple[int, ...]:
             values = tuple(int(p) for p in parts)
         except ValueError:
             raise ValueError(f"layer must be an int or comma-separated ints such as '4,5,6', got {layer!r}") from None
-        return values
+        return _each_once(layer, values)
     if isinstance(layer, (list, tuple)) and layer:
-        values = []
-        for item in layer:
-            values.append(check_int("layer", item, minimum=None))
-        return tuple(values)
+        return _each_once(layer, tuple(check_int("layer", item, minimum=None) for item in layer))
     raise TypeError(f"layer must be an int, a non-empty list of ints or a string such as '4,5,6', got {layer!r}")
+
+
+def _each_once(layer: Any, layers: Tuple[int, ...], note: str = "") -> Tuple[int, ...]:
+    # The mean of a layer taken twice is that layer: one setting would have two signatures (layer:1+1+1, layer:1).
+    repeated = next((value for value in layers if layers.count(value) > 1), None)
+    if repeated is not None:
+        raise ValueError(f"layer {layer!r} names layer {repeated} more than once{note}; give each layer once")
+    return layers
 
 
 def validate_contextual_options(*, model: Any, layer: Any, pooling: Any, device: Any, dtype: Any,
@@ -140,11 +149,12 @@ class ContextualBackend(WindowedStates):
             Hugging Face name already in the local cache.
         layer: hidden layer(s), see :func:`parse_layers`; several are averaged.
         pooling: ``"tokenizer"`` (word pieces mean-pooled onto ``tokenizer`` units) or ``"wordpiece"``.
-        tokenizer: static tokenizer whose units ``pooling="tokenizer"`` uses (``identifier``/``words``).
+        tokenizer: static tokenizer whose units ``pooling="tokenizer"`` uses (``identifier``, the default, or
+            ``words``); with ``"wordpiece"`` none is used, and one given is refused.
         device: ``"auto"`` (CUDA when present, else CPU), ``"cpu"``, ``"cuda[:N]"``, ``"mps"``.
         dtype: ``float32`` (default), ``float16``, ``bfloat16``.
         batch_size: windows per forward pass.
-        max_length: window length in model tokens (default: the model's maximum).
+        max_length: window length in model tokens (default and most: the model's maximum).
         stride: step between windows of a long text (default: half a window).
         trust_remote_code: let transformers run code shipped with the model (off by default).
         runtime: ``"torch"`` (default) or ``"onnx"``: ONNX Runtime on CPU, float32 (``pip install
@@ -157,14 +167,15 @@ class ContextualBackend(WindowedStates):
     kind = "contextual"
 
     def __init__(self, model: str = DEFAULT_MODEL, layer: Any = None, pooling: PoolingName = "tokenizer",
-                 tokenizer: TokenizerName = "identifier", device: str = "auto", dtype: DtypeName = "float32",
+                 tokenizer: Optional[TokenizerName] = None, device: str = "auto", dtype: DtypeName = "float32",
                  batch_size: int = 64, max_length: Optional[int] = None, stride: Optional[int] = None,
                  trust_remote_code: bool = False, progress: Optional[bool] = None,
                  runtime: RuntimeName = "torch") -> None:
         validate_contextual_options(model=model, layer=layer, pooling=pooling, device=device, dtype=dtype,
                                     batch_size=batch_size, max_length=max_length, stride=stride,
                                     trust_remote_code=trust_remote_code, runtime=runtime)
-        if tokenizer not in TOKENIZERS:
+        tokenizer = units_tokenizer(pooling, tokenizer)
+        if tokenizer is not None and tokenizer not in TOKENIZERS:
             raise ValueError(f"tokenizer must be one of {sorted(TOKENIZERS)}, got {tokenizer!r}")
         self.loaded = load_model(model, device, dtype, trust_remote_code)
         if runtime == "onnx" and self.loaded.device != "cpu":
@@ -179,11 +190,15 @@ class ContextualBackend(WindowedStates):
                 raise ValueError(f"layer {value} is out of range for {self.loaded.name} "
                                  f"(0 = embeddings .. {n}, or -1 .. -{n + 1})")
             layers.append(index)
-        self.layers = tuple(layers)
+        self.layers = _each_once(layer, tuple(layers), f" (of {self.loaded.name}'s layers 0 .. {n}, -1 is {n})")
         self.pooling = pooling
         self.tokenizer_name = tokenizer
         self.batch_size = int(batch_size)
-        window = self.loaded.max_length if max_length is None else min(int(max_length), self.loaded.max_length)
+        if max_length is not None and max_length > self.loaded.max_length:
+            # It was cut to the maximum silently, under the signature of the default window.
+            raise ValueError(f"max_length={max_length} is longer than {self.loaded.name} reads: at most "
+                             f"{self.loaded.max_length} model tokens (leave max_length unset for that maximum)")
+        window = self.loaded.max_length if max_length is None else int(max_length)
         self.window = window - len(self.loaded.prefix) - len(self.loaded.suffix)  # content tokens per window
         if self.window < 2:
             raise ValueError(f"max_length={max_length} leaves no room for text between the special tokens")

@@ -6,14 +6,14 @@ words); with ``"wordpiece"`` the units are the model's own pieces, as BERTScore'
 """
 from __future__ import annotations
 
-from typing import List, Literal, Tuple
+from typing import List, Literal, Optional, Tuple
 
 import numpy as np
 
-from ..tokenize import TokenizerName, unit_spans
+from ..tokenize import DEFAULT_TOKENIZER, TokenizerName, unit_spans
 from .windows import TextStates
 
-__all__ = ["POOLINGS", "PoolingName", "pool_onto_units"]
+__all__ = ["POOLINGS", "PoolingName", "pool_onto_units", "units_tokenizer"]
 
 #: The token units of the contextual backend (``pooling=``): value -> meaning.
 POOLINGS = {
@@ -22,6 +22,28 @@ POOLINGS = {
 }
 #: A value of ``pooling=`` (the keys of :data:`POOLINGS`).
 PoolingName = Literal["tokenizer", "wordpiece"]
+
+
+def units_tokenizer(pooling: Optional[str], tokenizer: Optional[TokenizerName], why: str = "") -> Optional[TokenizerName]:
+    """The tokenizer whose tokens are the units: ``tokenizer`` (not given, ``None``: :data:`DEFAULT_TOKENIZER`)
+    with ``pooling="tokenizer"`` or no pooling (the static backend); none with ``"wordpiece"``, whose units are the
+    model's word pieces, so a tokenizer given there would be ignored and is refused.  ``why``: where that pooling
+    came from, for the message.
+
+    >>> units_tokenizer("tokenizer", None), units_tokenizer("tokenizer", "words"), units_tokenizer("wordpiece", None)
+    ('identifier', 'words', None)
+    >>> units_tokenizer("wordpiece", "words")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: tokenizer='words' has no effect with pooling='wordpiece': the units are then the model's word...
+    """
+    if pooling != "wordpiece":
+        return DEFAULT_TOKENIZER if tokenizer is None else tokenizer
+    if tokenizer is not None:
+        raise ValueError(f"tokenizer={tokenizer!r} has no effect with pooling='wordpiece'{why}: the units are then the "
+                         "model's word pieces; leave tokenizer unset, or pass pooling='tokenizer' to pool the word "
+                         "pieces onto its tokens")
+    return None
 
 
 def pool_onto_units(text: str, states: TextStates, tokenizer: TokenizerName) -> Tuple[np.ndarray, List[str]]:

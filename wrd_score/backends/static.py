@@ -15,7 +15,7 @@ import numpy as np
 from ..checks import check_choice
 from ..embeddings import StaticEmbedding, table_unit_rows, unit_rows
 from ..signature import pinned
-from ..tokenize import SEPARATOR, TokenizerName, get_tokenizer, tokenize_many, tokenize_separated
+from ..tokenize import DEFAULT_TOKENIZER, SEPARATOR, TokenizerName, get_tokenizer, tokenize_many, tokenize_separated
 from .base import Encoded, FlatSpans, first_appearance_rows, unit_problem
 
 __all__ = ["StaticBackend", "OOV_POLICIES", "OovPolicyName", "NoVectorWarning"]
@@ -61,7 +61,7 @@ class StaticBackend:
 
     kind = "static"
 
-    def __init__(self, embedding: StaticEmbedding, tokenizer: TokenizerName = "identifier",
+    def __init__(self, embedding: StaticEmbedding, tokenizer: TokenizerName = DEFAULT_TOKENIZER,
                  oov: OovPolicyName = "auto") -> None:
         check_choice("oov", oov, OOV_POLICIES)
         self.embedding = embedding

@@ -5,7 +5,7 @@
   against the labels and returns scalar floats usable as ``metric_for_best_model``.
 * :func:`score_dataset` scores a prediction column against a reference column of a
   ``datasets.Dataset`` with ``Dataset.map(batched=True, num_proc=N)``; the result does not depend
-  on ``num_proc`` or ``batch_size`` (contextual: within
+  on ``num_proc`` or ``map_batch_size`` (contextual: within
   :data:`~wrd_score.backends.contextual.SCORE_TOLERANCE`).
 
 Neither imports torch or transformers: the hook only calls the tokenizer it is given.
@@ -22,6 +22,7 @@ import numpy as np
 from ..checks import check_int, check_references, read_references
 from ..scorer import WRDScorer
 from ..weights import IDFTable, shared_idf
+from . import check_scorer_batch_size
 
 __all__ = ["transformers_hook", "WRDScoreComputeMetrics", "score_dataset", "evaluate_module", "pack_references",
            "unpack_references", "PACKED"]
@@ -178,16 +179,17 @@ def _score_batch(batch: Dict[str, List[Any]], predictions: str, references: str,
 
 
 def score_dataset(dataset: Any, predictions: str = "prediction", references: str = "reference", *,
-                  num_proc: Optional[int] = None, batch_size: int = 1000, prefix: str = "wrdscore",
+                  num_proc: Optional[int] = None, map_batch_size: int = 1000, prefix: str = "wrdscore",
                   idf: Optional[Mapping[str, float]] = None, **metric_options: Any) -> Any:
     """Score a ``datasets.Dataset`` column pair in parallel; returns the dataset with score columns.
 
     Adds ``{prefix}_precision``, ``{prefix}_recall``, ``{prefix}_f1`` and
-    ``{prefix}_best_reference`` through ``Dataset.map(batched=True, num_proc=num_proc)``. The
-    ``references`` column holds a string or a list of strings per row. With IDF weights and no
-    ``idf``, one table is fit on all references first (as a single ``score`` call would), so the
-    scores are the same for every ``num_proc`` and ``batch_size`` (contextual: within ``SCORE_TOLERANCE``).  The signature of the run is
-    ``WRDScorer(**metric_options).signature()``.
+    ``{prefix}_best_reference`` through ``Dataset.map(batched=True, batch_size=map_batch_size,
+    num_proc=num_proc)``. The ``references`` column holds a string or a list of strings per row.
+    ``metric_options`` are :class:`~wrd_score.Options` fields, ``batch_size`` (the contextual encoder's) included.
+    With IDF weights and no ``idf``, one table is fit on all references first (as a single ``score`` call would),
+    so the scores are the same for every ``num_proc`` and ``map_batch_size`` (contextual: within
+    ``SCORE_TOLERANCE``).  The signature of the run is ``WRDScorer(**metric_options).signature()``.
 
     >>> import datasets
     >>> ds = datasets.Dataset.from_dict({"prediction": ["getCount", "size"], "reference": ["get_count", "size"]})
@@ -203,7 +205,8 @@ def score_dataset(dataset: Any, predictions: str = "prediction", references: str
         if column not in dataset.column_names:
             raise ValueError(f"{arg}={column!r} is not a column of the dataset; columns: {dataset.column_names}")
     check_int("num_proc", num_proc, allow_none=True)
-    check_int("batch_size", batch_size)
+    check_int("map_batch_size", map_batch_size)
+    check_scorer_batch_size(metric_options)
     prefix = _check_prefix(prefix)
     scorer = WRDScorer(**metric_options)  # validates options and loads the embedding before forking
     # Exactly the table one score() call over the whole column would fit, shared by every batch and process.
@@ -212,7 +215,7 @@ def score_dataset(dataset: Any, predictions: str = "prediction", references: str
     return dataset.map(
         _score_batch,
         batched=True,
-        batch_size=batch_size,
+        batch_size=map_batch_size,
         num_proc=num_proc,
         fn_kwargs={"predictions": predictions, "references": references, "options": metric_options,
                    "idf": table, "prefix": prefix, "signature": scorer.signature(table)},

@@ -12,7 +12,9 @@ reference of the dataset, streamed: the table one call would fit; a table per ac
 would change scores) and builds the signature.  With the contextual backend it loads the encoder
 on its CPU for that; the actors encode.
 
-Scores do not depend on ``num_actors``, ``batch_size`` or how the dataset is split into blocks (static:
+``map_batch_size`` is the rows of a ``map_batches`` batch; ``batch_size``, as every other
+:class:`~wrd_score.Options` field, goes to the scorers (the contextual encoder's windows per forward pass).
+Scores do not depend on ``num_actors``, ``map_batch_size`` or how the dataset is split into blocks (static:
 bit for bit; contextual: within :data:`~wrd_score.backends.contextual.SCORE_TOLERANCE`).
 Give the dataset at least ``num_actors`` blocks (``read_parquet`` of several files, or
 ``ds.repartition(k)``): a block goes to one actor.
@@ -28,6 +30,7 @@ import numpy as np
 from ..deps import require
 from ..checks import check_int, check_number, reference_lists
 from ..scorer import WRDScorer, result_dict
+from . import check_scorer_batch_size
 
 __all__ = ["map_scores", "score", "Scored"]
 
@@ -84,13 +87,14 @@ def _iter_references(ds: Any, column: str) -> Iterator[List[str]]:
 
 
 def map_scores(ds: Any, predictions: str = "prediction", references: str = "reference", *, num_actors: int = 2,
-               batch_size: int = 1024, num_cpus: float = 1, num_gpus: float = 0, prefix: str = "wrdscore",
+               map_batch_size: int = 1024, num_cpus: float = 1, num_gpus: float = 0, prefix: str = "wrdscore",
                idf: Optional[Mapping[str, float]] = None, **options: Any) -> Scored:
     """The dataset with score columns added by a pool of ``num_actors`` actors (lazy), and the signature.
 
     ``references`` holds a string or a list of strings per row.  Each actor asks Ray for
     ``num_cpus`` CPUs (and uses that many threads for transport unless ``num_threads`` is given)
-    and ``num_gpus`` GPUs; ``options`` are :class:`~wrd_score.Options` fields.  ``idf`` is a
+    and ``num_gpus`` GPUs; each ``map_batches`` batch holds ``map_batch_size`` rows; ``options`` are
+    :class:`~wrd_score.Options` fields (``batch_size``: the contextual encoder's).  ``idf`` is a
     ``{token: weight}`` dict or a fitted table; without it, IDF weights fit one table on every
     reference of ``ds`` first (a pass over that column).
     """
@@ -100,7 +104,8 @@ def map_scores(ds: Any, predictions: str = "prediction", references: str = "refe
     if not isinstance(prefix, str):
         raise TypeError(f"prefix must be a string, got {type(prefix).__name__}")
     check_int("num_actors", num_actors)
-    check_int("batch_size", batch_size)
+    check_int("map_batch_size", map_batch_size)
+    check_scorer_batch_size(options)
     check_number("num_cpus", num_cpus, 0, None, exclusive=True)
     check_number("num_gpus", num_gpus, minimum=0)
     columns = ds.columns()
@@ -121,7 +126,7 @@ def map_scores(ds: Any, predictions: str = "prediction", references: str = "refe
     driver = WRDScorer(**({**options, "device": "cpu"} if options.get("backend") == "contextual" else options))
     table = driver.idf_table(_iter_references(ds, references), idf)
     scored = ds.map_batches(
-        _ScoreBatches, batch_size=batch_size, batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=num_actors),
+        _ScoreBatches, batch_size=map_batch_size, batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=num_actors),
         num_cpus=num_cpus, num_gpus=num_gpus,
         fn_constructor_kwargs={"options": options, "idf": table, "predictions": predictions,
                                "references": references, "prefix": prefix})
@@ -129,14 +134,14 @@ def map_scores(ds: Any, predictions: str = "prediction", references: str = "refe
 
 
 def score(ds: Any, predictions: str = "prediction", references: str = "reference", *, num_actors: int = 2,
-          batch_size: int = 1024, num_cpus: float = 1, num_gpus: float = 0,
+          map_batch_size: int = 1024, num_cpus: float = 1, num_gpus: float = 0,
           idf: Optional[Mapping[str, float]] = None, **options: Any) -> Dict[str, Any]:
     """:meth:`WRDScorer.score`'s dict for every row of ``ds``, scored by :func:`map_scores`'s actor pool.
 
     The per-example lists come back to the driver in dataset order (8 bytes per value: 32 MB for
     a million rows); the means are summed in that order, as one call sums them.
     """
-    scored, signature = map_scores(ds, predictions, references, num_actors=num_actors, batch_size=batch_size,
+    scored, signature = map_scores(ds, predictions, references, num_actors=num_actors, map_batch_size=map_batch_size,
                                    num_cpus=num_cpus, num_gpus=num_gpus, prefix="_wrdscore", idf=idf, **options)
     keys = [_key("_wrdscore", name) for name in COLUMNS]
     parts: Dict[str, List[np.ndarray]] = {key: [] for key in keys}
