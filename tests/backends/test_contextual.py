@@ -377,6 +377,8 @@ def test_evaluate_module_selects_the_contextual_backend(repo):
     ({"backend": "contextual", "dtype": "float64"}, ValueError, "dtype"),
     ({"backend": "contextual", "batch_size": 0}, ValueError, "batch_size"),
     ({"backend": "contextual", "batch_size": 2.5}, TypeError, "batch_size"),
+    # Windows per forward pass: unbounded, one pass of 10**6 windows would allocate their attention at once.
+    ({"backend": "contextual", "batch_size": 1025}, ValueError, r"batch_size must be .*1,024"),
     ({"backend": "contextual", "max_length": 4}, ValueError, "max_length"),
     ({"backend": "contextual", "trust_remote_code": "yes"}, TypeError, "trust_remote_code"),
     ({"backend": "contextual", "model": 3}, TypeError, "model"),
