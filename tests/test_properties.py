@@ -25,6 +25,8 @@ from hypothesis import strategies as st
 import wrd_score
 from wrd_score import WRDScorer
 from wrd_score.backends.contextual import SCORE_TOLERANCE
+from wrd_score.tokenize import get_tokenizer
+from wrd_score.weights import MAX_IDF_WEIGHT
 
 PROFILE = os.environ.get("WRDSCORE_HYPOTHESIS_PROFILE", "ci")
 SOAK_FACTOR = int(os.environ.get("WRDSCORE_SOAK_FACTOR", "20"))
@@ -350,12 +352,19 @@ def test_multi_reference_is_best_single_reference(config, batch):
     CASES["multi-reference"] += len(flat_p)
 
 
+IDENTIFIER_TOKENS = get_tokenizer("identifier")
+#: The words of WORDS that the identifier tokenizer makes one token of (``v1`` and ``utf8`` are two): the keys an IDF
+#: table may have (a key that is never a token is refused, its weight would go unused).
+TOKEN_WORDS = [w for w in WORDS if IDENTIFIER_TOKENS(w) == [w]]
+
+
 @examples(60)
-@given(batch=pairs, idf=st.dictionaries(st.sampled_from(WORDS + ["", "😀"]),
-                                        st.floats(0.0, 1e308, allow_nan=False, allow_infinity=False), max_size=12),
+@given(batch=pairs, idf=st.dictionaries(st.sampled_from(TOKEN_WORDS),
+                                        st.floats(0.0, MAX_IDF_WEIGHT, allow_nan=False, allow_infinity=False),
+                                        max_size=12),
        weights=st.sampled_from(["idf", "norm*idf"]))
 def test_any_valid_user_idf_gives_finite_scores(batch, idf, weights):
-    """Zero, tiny and 1e308 weights (whose sums overflow) still give finite scores in [0, 1]."""
+    """Zero, tiny and the largest allowed weights (1e100: a text's sum stays finite) give finite scores in [0, 1]."""
     preds, refs = map(list, zip(*batch))
     out = WRDScorer(weights=weights).score(preds, refs, idf=idf)
     assert_valid(out, len(batch), context=(batch, idf))
@@ -367,12 +376,19 @@ BAD_VALUES = st.one_of(st.none(), st.binary(max_size=5), st.integers(), st.float
 
 
 def _weight_ok(value) -> bool:
-    """What user_idf documents: anything float() takes that is finite and >= 0 ("1.5" included)."""
+    """What user_idf documents: a number (not a bool, not a string: "1.5" is refused), finite, in [0, 1e100]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
     try:
         value = float(value)
-    except (TypeError, ValueError):
+    except OverflowError:
         return False
-    return math.isfinite(value) and value >= 0
+    return math.isfinite(value) and 0 <= value <= MAX_IDF_WEIGHT
+
+
+def _key_ok(key) -> bool:
+    """An IDF key must be one token of the scorer's tokenizer (the identifier one here)."""
+    return isinstance(key, str) and IDENTIFIER_TOKENS(key) == [key]
 
 
 @examples(60)
@@ -383,7 +399,7 @@ def _weight_ok(value) -> bool:
 def test_bad_inputs_raise_type_or_value_errors(batch, bad_idf):
     """Wrong types anywhere: a TypeError/ValueError naming the argument, never another exception."""
     preds, refs = map(list, zip(*batch))
-    valid_idf = bad_idf is None or all(isinstance(k, str) and _weight_ok(v) for k, v in bad_idf.items())
+    valid_idf = bad_idf is None or all(_key_ok(k) and _weight_ok(v) for k, v in bad_idf.items())
     # A list of strings is a valid reference (several references), not a valid prediction.
     valid_texts = all(isinstance(t, str) for t in preds) and all(
         isinstance(r, str) or (isinstance(r, list) and r and all(isinstance(x, str) for x in r)) for r in refs)
