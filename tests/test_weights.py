@@ -161,3 +161,19 @@ def test_a_wordpiece_idf_key_must_be_in_the_models_vocabulary():
     assert scorer.score(["getCount"], ["size"], idf={piece: 2.0 for piece in pieces})["f1"]
     with pytest.raises(ValueError, match="idf key 'getCount' is not a word piece of"):
         scorer.score(["getCount"], ["size"], idf={"getCount": 2.0})
+
+
+def test_idf_table_reads_a_plain_string_as_one_reference():
+    """Red-team finding: idf_table(["get_count", ...]) fit IDF on characters (tokens 'a', 'c', 'd', ...), and the
+    table the docs tell torchmetrics and chunked users to pass scored other numbers than one call, under the same
+    signature."""
+    P, R = ["getCount", "setValue", "readFile", "size"], ["get_count", "getValue", "read_file", "length"]
+    scorer = WRDScorer(weights="idf")
+    table = scorer.idf_table(R)
+    assert table.weights == scorer.idf_table([[r] for r in R]).weights
+    assert "get" in table.weights and "a" not in table.weights
+    assert scorer.score(P, R, idf=table)["f1"] == scorer.score(P, R)["f1"]
+    assert scorer.idf_table(iter([["size", "get_count"], "set_color"])).weights == \
+        scorer.idf_table([["size", "get_count"], ["set_color"]]).weights
+    with pytest.raises(TypeError, match=r"references\[1\] must be a string or a list of strings"):
+        scorer.idf_table(["size", 3])

@@ -28,11 +28,11 @@ import numbers
 import re
 from collections.abc import Mapping, Set
 from itertools import chain
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 __all__ = ["InputTypeError", "unknown_message", "close_match_hint", "check_choice", "check_names", "check_needs",
            "needed_or_default", "check_instance", "check_int", "check_number", "check_bool", "check_text",
-           "check_texts", "read_references", "reference_lists", "check_references", "groups_of", "without_surrogates"]
+           "check_texts", "read_references", "reference_lists", "iter_reference_lists", "check_references", "groups_of", "without_surrogates"]
 
 
 # ------------------------------------------------------------------------------------------- known sets
@@ -328,24 +328,38 @@ def read_references(references: Any) -> Tuple[List[str], Optional[List[List[str]
     return _read_each(references)
 
 
+def _read_one(i: int, ref: Any) -> List[str]:
+    """Item ``i`` of a ``references`` argument as its list of references (the rule of :func:`read_references`)."""
+    if isinstance(ref, str):
+        return without_surrogates([ref])
+    if type(ref) not in _LISTS and (ref is None or not hasattr(ref, "__iter__")
+                                    or isinstance(ref, (bytes, *_UNORDERED))):
+        raise TypeError(f"references[{i}] must be a string or a list of strings, got {type(ref).__name__}")
+    ref = list(ref)
+    if not ref:
+        raise ValueError(f"references[{i}] is an empty list; give at least one reference")
+    for j, item in enumerate(ref):
+        if not isinstance(item, str):
+            raise TypeError(f"references[{i}][{j}] must be a string, got {type(item).__name__} ({_short(item)})")
+    return without_surrogates(ref)
+
+
 def _read_each(references: List[Any]) -> Tuple[List[str], Optional[List[List[str]]]]:
-    out: List[List[str]] = []
-    for i, ref in enumerate(references):
-        if isinstance(ref, str):
-            out.append(without_surrogates([ref]))
-            continue
-        if type(ref) not in _LISTS and (ref is None or not hasattr(ref, "__iter__")
-                                        or isinstance(ref, (bytes, *_UNORDERED))):
-            raise TypeError(f"references[{i}] must be a string or a list of strings, got {type(ref).__name__}")
-        ref = list(ref)
-        if not ref:
-            raise ValueError(f"references[{i}] is an empty list; give at least one reference")
-        for j, item in enumerate(ref):
-            if not isinstance(item, str):
-                raise TypeError(f"references[{i}][{j}] must be a string, got {type(item).__name__} ({_short(item)})")
-        out.append(without_surrogates(ref))
+    out = [_read_one(i, ref) for i, ref in enumerate(references)]
     flat = list(chain.from_iterable(out))
     return flat, (None if len(flat) == len(out) else out)
+
+
+def iter_reference_lists(references: Iterable[Any]) -> Iterator[List[str]]:
+    """:func:`reference_lists` one item at a time, for a stream that need not be held (fitting IDF): a string is
+    one reference, never a list of characters.
+
+    >>> list(iter_reference_lists(iter(["set_color", ["size", "get_count"]])))
+    [['set_color'], ['size', 'get_count']]
+    """
+    _refuse_container("references", references, "a list of strings or of lists of strings")
+    for i, ref in enumerate(references):
+        yield _read_one(i, ref)
 
 
 def groups_of(flat: List[str], groups: Optional[List[List[str]]]) -> List[List[str]]:

@@ -17,7 +17,8 @@ from .deps import HAVE_NUMBA
 from .backends.base import first_appearance_rows
 from .backends.contextual import ContextualBackend  # imports no torch: the model loads on first use
 from .backends.static import StaticBackend
-from .checks import check_instance, check_names, check_references, check_texts, groups_of, reference_lists
+from .checks import (check_instance, check_names, check_references, check_texts, groups_of, iter_reference_lists,
+                     reference_lists)
 from .embeddings import load_embedding
 from .options import BACKENDS, Options
 from .rescale import baseline_field, lookup_baseline, rescale
@@ -125,15 +126,16 @@ class WRDScorer:
             parts["rescale"] = baseline_field(Signature(parts), o.embedding)
         return Signature(parts)
 
-    def idf_table(self, references: Iterable[Sequence[str]],
+    def idf_table(self, references: Iterable[Union[str, Sequence[str]]],
                   idf: Optional[Mapping[str, float]] = None) -> Optional[IDFTable]:
         """The IDF table a call with these references uses: ``None`` unless the weights use IDF; the
-        user's ``idf`` dict (or an already fitted table) when given; else fit on every reference.
+        user's ``idf`` dict (or an already fitted table) when given; else fit on every reference (each item a
+        string, one reference, or a list of them, as :meth:`score` reads them).
 
         Fitting once and passing the table to each chunk keeps chunked scoring equal to one call
         (:func:`~wrd_score.weights.shared_idf`, the one rule).
         """
-        return self._shared_idf(idf, lambda: references)
+        return self._shared_idf(idf, lambda: iter_reference_lists(references))
 
     def _shared_idf(self, idf: Any, references: Any) -> Optional[IDFTable]:
         """:func:`~wrd_score.weights.shared_idf`, and a user's table refused where a key can never weigh a token."""
