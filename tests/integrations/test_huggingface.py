@@ -69,6 +69,26 @@ def test_logits_are_argmaxed_and_masked_where_labels_are_ignored():
     assert transformers_hook(ToyTokenizer())((bf16, torch.tensor(labels)))["wrdscore_f1"] == 1.0
 
 
+@pytest.mark.parametrize("empty", [np.array([]), np.zeros((0, 5), dtype=np.int64)], ids=["1-D", "2-D"])
+def test_an_empty_evaluation_scores_zero_not_one(empty):
+    """Red-team finding: a 1-D empty array became shape (1, 0), one empty pair, scored 1.0: the best model so far."""
+    hook = transformers_hook(ToyTokenizer())
+    assert hook((empty, empty)) == {"wrdscore_precision": 0.0, "wrdscore_recall": 0.0, "wrdscore_f1": 0.0}
+    assert hook.last_predictions == []
+
+
+def test_integer_3d_arrays_and_per_batch_lists_are_refused_not_argmaxed():
+    """Red-team finding: per-batch arrays (eval_do_concat_batches=False) stacked to 3-D integers, argmaxed over the
+    ids themselves: F1 0.083 where the texts score 0.464, without an error."""
+    hook = transformers_hook(ToyTokenizer())
+    with pytest.raises(ValueError, match=r"predictions is a 3-D array of int64: logits are floats"):
+        hook((PRED[:, None, :], LABELS))
+    with pytest.raises(ValueError, match=r"predictions is a list of per-batch arrays .*eval_do_concat_batches"):
+        hook(([PRED[:1], PRED[1:]], LABELS))
+    with pytest.raises(ValueError, match=r"label_ids is a list of per-batch arrays"):
+        hook((PRED, [LABELS[:1], LABELS[1:]]))
+
+
 def test_embedding_loaded_once(monkeypatch):
     hook = transformers_hook(ToyTokenizer())
     # Forget every cached backend and forbid loading: evaluations must reuse the hook's own scorer.

@@ -76,6 +76,11 @@ class WRDScoreComputeMetrics:
             if not value:
                 raise ValueError(f"{name} is an empty tuple")
             value = value[0]
+        if isinstance(value, list) and value and getattr(value[0], "ndim", 0) >= 2:
+            # Trainer(eval_do_concat_batches=False) hands one array per batch: stacked, a batch of one became
+            # "logits" and its ids were argmaxed.
+            raise ValueError(f"{name} is a list of per-batch arrays (Trainer(eval_do_concat_batches=False)); "
+                             "concatenate them along the batch axis, or leave eval_do_concat_batches on")
         if hasattr(value, "detach"):  # a torch tensor; numpy has no bfloat16
             value = value.detach().cpu()
             value = (value.float() if value.is_floating_point() else value).numpy()
@@ -86,8 +91,12 @@ class WRDScoreComputeMetrics:
 
     def _ids(self, array: np.ndarray, name: str) -> np.ndarray:
         if array.ndim == 1:
-            array = array[None, :]
+            # One sequence; an empty array is no example at all (as (1, 0) it decoded to one empty pair, 1.0).
+            array = array[None, :] if array.size else array.reshape(0, 0)
         if array.ndim == 3:  # logits (batch, length, vocab) -> ids
+            if not np.issubdtype(array.dtype, np.floating):
+                raise ValueError(f"{name} is a 3-D array of {array.dtype}: logits are floats; pass token ids as "
+                                 "(batch, length), or logits (batch, length, vocab)")
             array = array.argmax(axis=-1)
         if array.ndim != 2:
             raise ValueError(f"{name} must be token ids (batch, length) or logits (batch, length, vocab), "
