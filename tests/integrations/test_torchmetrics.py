@@ -244,3 +244,21 @@ def test_one_index_for_two_different_examples_is_refused():
     metric.update(["getCount", "size"], ["get_count", "size"], indexes=[0, 0])
     with pytest.raises(ValueError, match="index 0 was given to two different examples"):
         metric.compute()
+
+
+def test_merge_state_keeps_this_metrics_examples_first():
+    """Red-team finding: torchmetrics' cat put the incoming state first, so a.merge_state(b) listed b's examples
+    before a's: f1 [1.0, 0.145, 1.0, 1.0, 1.0] against one call's [1.0, 1.0, 1.0, 0.145, 1.0]."""
+    preds = ["getCount", "setValue", "readFile", "size", "isEmpty"]
+    target = ["get_count", ["getValue", "set_value"], "read_file", "length", ["empty", "is_empty"]]
+    want = wrd_score.score(preds, target)
+    for incoming in ("metric", "dict"):
+        a, b = WRDScore(), WRDScore()
+        a.update(preds[:2], target[:2])
+        b.update(preds[2:], target[2:])
+        a.merge_state(b if incoming == "metric" else {attr: getattr(b, attr) for attr in b._defaults})
+        got = a.compute()
+        assert got["f1"] == want["f1"] and got["best_reference"] == want["best_reference"], incoming
+        assert got["mean_f1"] == want["mean_f1"]
+    with pytest.raises(ValueError, match="Expected incoming state"):
+        WRDScore().merge_state([1])

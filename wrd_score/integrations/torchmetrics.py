@@ -143,6 +143,20 @@ class WRDScore(Metric):
             check_int(f"indexes[{i}]", value, 0, _MAX_INDEX - 1)
         return [float(value) for value in indexes]
 
+    def merge_state(self, incoming_state: Any) -> None:
+        """torchmetrics' merge, with this metric's examples first: its ``cat`` puts the incoming state before the
+        local one, so ``a.merge_state(b)`` listed ``b``'s examples before ``a``'s (the means agreed, the per-example
+        lists and best references did not)."""
+        if isinstance(incoming_state, Metric) and isinstance(incoming_state, self.__class__):
+            incoming_state = {attr: getattr(incoming_state, attr) for attr in incoming_state._defaults}
+        if not isinstance(incoming_state, dict) or set(incoming_state) < set(self._defaults):
+            super().merge_state(incoming_state)  # its own refusal
+            return
+        own = {attr: getattr(self, attr) for attr in self._defaults}
+        for attr in self._defaults:
+            setattr(self, attr, incoming_state[attr])
+        super().merge_state(own)  # reduced as [own, incoming]
+
     def compute(self) -> Dict[str, Any]:
         """:meth:`WRDScorer.score`'s dict over all examples of all ranks, in dataset order."""
         signature = self._signature()
