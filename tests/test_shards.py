@@ -1,5 +1,6 @@
 """`wrdscore score --shard K/N` and `wrdscore merge`: the shards of one input merge into exactly one run."""
 import json
+import re
 import os
 from pathlib import Path
 
@@ -132,6 +133,15 @@ def test_merge_output_may_not_overwrite_a_shard(run_cli, tmp_path, inputs):
     paths = _shards(run_cli, tmp_path, inputs, 2)
     code, _, err = run_cli("merge", *paths, "-o", paths[0])
     assert code == 2 and "also an input" in err
+
+
+def test_merge_digits_needs_the_summary_line_of_o(run_cli, tmp_path, inputs):
+    """Red-team finding: without -o merge prints the JSON (every digit) and no summary, and --digits was ignored."""
+    paths = _shards(run_cli, tmp_path, inputs, 2)
+    code, out, err = run_cli("merge", *paths, "--digits", "2")
+    assert code == 2 and out == "" and "--digits given without -o (the summary line): it would be ignored" in err
+    code, out, _ = run_cli("merge", *paths, "-o", tmp_path / "all.json", "--digits", "2")
+    assert code == 0 and re.search(r" F1: \d\.\d\d$", out.strip()), out
 
 
 @pytest.mark.parametrize("value, field", [(float("nan"), "f1"), (float("inf"), "precision"), (-0.5, "recall"),

@@ -6,6 +6,7 @@ import contextlib
 import sys
 from typing import IO
 
+from ..checks import needed_or_default
 from ..files import atomic_write, check_output, write_json
 from ..shards import merge_shards
 from .common import int_type
@@ -24,14 +25,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("shards", nargs="+", metavar="SHARD", help="shard records (any order)")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write the merged result to FILE (atomically) and print only the summary line")
-    parser.add_argument("--digits", type=int_type("--digits", 0, 17), default=6, help="decimals in the summary line (default: 6)")
+    parser.add_argument("--digits", type=int_type("--digits", 0, 17), default=None,
+                        help=f"decimals in the summary line, printed with -o (default: {_DIGITS})")
+
+
+#: Decimals of the summary line.
+_DIGITS = 6
 
 
 def run(args: argparse.Namespace) -> int:
+    # Without -o the merged JSON is printed, every digit kept, and no summary line: --digits would be ignored.
+    digits = needed_or_default({"--digits": args.digits}, {"--digits": _DIGITS}, {"--digits": "-o (the summary line)"},
+                               {"-o (the summary line)": args.output is not None})["--digits"]
     if args.output:
         check_output(args.output, args.shards)
     merged = merge_shards(args.shards)
-    means, digits = merged.means, args.digits
+    means = merged.means
     # The summary line of `wrdscore score`, for the same means.
     summary = (f"{merged.signature} P: {means['mean_precision']:.{digits}f} R: {means['mean_recall']:.{digits}f} "
                f"F1: {means['mean_f1']:.{digits}f}")
