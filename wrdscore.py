@@ -82,6 +82,22 @@ class WRDScore(evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/2405.19220"],
         )
 
+    def __init__(self, config_name=None, **kwargs):
+        """What ``evaluate.load(path, config_name, **init_kwargs)`` passes. evaluate's base class keeps keywords it
+        does not know without a word, so ``evaluate.load(path, variant="paper")`` scored with the default variant:
+        options go to :meth:`compute`, and anything else evaluate does not take is refused."""
+        if config_name not in (None, "default"):
+            raise ValueError(f"config_name {config_name!r}: WRDScore has one configuration; give options to compute(), "
+                             "e.g. compute(..., preset='sentences')")
+        own = set(inspect.signature(evaluate.EvaluationModule.__init__).parameters) - {"self", "kwargs"}
+        options = sorted(set(kwargs) & {info.name for info in wrd_score.options.option_info()} | {"idf"} & set(kwargs))
+        if options:
+            raise TypeError(f"{', '.join(options)} given to evaluate.load(): WRDScore's options are compute() keywords, "
+                            f"e.g. compute(predictions=..., references=..., {options[0]}=...)")
+        wrd_score.checks.check_names([name for name in kwargs if name not in own], sorted(own),
+                                     what="evaluate.load() keyword")
+        super().__init__(config_name=config_name, **kwargs)
+
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Score everything added (and ``predictions``/``references`` if given); keywords are the options.
 

@@ -230,3 +230,18 @@ def test_the_bare_name_loads_offline_after_one_documented_step(tmp_path, run_cli
     assert run_cli("install-evaluate-module", "--modules-cache", modules, "--check")[0] == 0
     assert sorted(p.name for p in folder.iterdir() if len(p.name) == 64) == sorted(
         [os.path.basename(os.path.dirname(copy)), "1" * 64])
+
+
+@pytest.mark.parametrize("args, kwargs, error, message", [
+    ((), {"variant": "paper"}, TypeError, r"variant given to evaluate.load\(\): WRDScore's options are compute\(\)"),
+    ((), {"idf": {"get": 1.0}}, TypeError, r"idf given to evaluate.load\(\)"),
+    (("sentences",), {}, ValueError, r"config_name 'sentences': WRDScore has one configuration"),
+    ((), {"varaint": "paper"}, TypeError, r"evaluate.load\(\) keyword must be one of .*got 'varaint'"),
+])
+def test_evaluate_load_refuses_what_it_would_drop(module_path, args, kwargs, error, message):
+    """Red-team finding: evaluate's base class kept load() keywords it does not know, so
+    evaluate.load(path, variant="paper") (or the config name "sentences") scored with the defaults."""
+    with pytest.raises(error, match=message):
+        evaluate.load(module_path, *args, **kwargs)
+    # What evaluate itself takes still passes.
+    assert evaluate.load(module_path, keep_in_memory=True).compute(predictions=["a"], references=["a"])["f1"] == [1.0]
