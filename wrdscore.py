@@ -92,8 +92,8 @@ class WRDScore(evaluate.Metric):
         own = set(inspect.signature(evaluate.EvaluationModule.__init__).parameters) - {"self", "kwargs"}
         options = sorted(set(kwargs) & {info.name for info in wrd_score.options.option_info()} | {"idf"} & set(kwargs))
         if options:
-            raise TypeError(f"{', '.join(options)} given to evaluate.load(): WRDScore's options are compute() keywords, "
-                            f"e.g. compute(predictions=..., references=..., {options[0]}=...)")
+            raise TypeError(f"{', '.join(options)} given to evaluate.load(): WRDScore's options are compute() "
+                            f"keywords, e.g. compute(predictions=..., references=..., {options[0]}=...)")
         wrd_score.checks.check_names([name for name in kwargs if name not in own], sorted(own),
                                      what="evaluate.load() keyword")
         super().__init__(config_name=config_name, **kwargs)

@@ -32,7 +32,8 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 __all__ = ["InputTypeError", "unknown_message", "close_match_hint", "check_choice", "check_names", "check_needs",
            "needed_or_default", "check_instance", "check_int", "check_number", "check_bool", "check_text",
-           "check_texts", "read_references", "reference_lists", "iter_reference_lists", "check_references", "groups_of", "without_surrogates"]
+           "check_texts", "read_references", "reference_lists", "iter_reference_lists", "check_references",
+           "groups_of", "without_surrogates"]
 
 
 # ------------------------------------------------------------------------------------------- known sets
