@@ -352,3 +352,13 @@ def test_option_info_reads_every_spelling_of_a_dataclass():
     with pytest.raises(ValueError, match="f must be an integer, got 'x'"):
         infos["f"].parse("x")
     assert _field_kinds(Options)["variant"].spelling == "Optional[str]"
+
+
+def test_no_option_describes_two_defaults():
+    """Red-team finding: `--tokenizer` read "(default: 'identifier'; ...) ... Default: None." (also --num-threads,
+    --max-length, --stride): None means "resolved later", and the help already says to what."""
+    from wrd_score.options import option_info
+
+    for info in option_info():
+        text = info.describe()
+        assert not ("(default" in text and "Default: None" in text), (info.name, text)

@@ -328,6 +328,9 @@ class OptionInfo(NamedTuple):
                 text += f"; {self.accepts}"
         elif self.accepts:
             text += f"; {self.accepts}"
+        if self.default is None and not self.preset and "(default" in self.help:
+            # None is "resolved later", and the help says to what: "Default: None" beside it contradicted it.
+            return f"{text}."
         return f"{text}. Default: {self.default_text()}."
 
     def default_text(self) -> str:
