@@ -245,3 +245,14 @@ def test_evaluate_load_refuses_what_it_would_drop(module_path, args, kwargs, err
         evaluate.load(module_path, *args, **kwargs)
     # What evaluate itself takes still passes.
     assert evaluate.load(module_path, keep_in_memory=True).compute(predictions=["a"], references=["a"])["f1"] == [1.0]
+
+
+def test_install_into_a_file_is_refused_by_name(run_cli, tmp_path):
+    """Red-team finding: `--modules-cache afile` printed "[Errno 17] File exists: 'afile'"."""
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for extra in ((), ("--check",)):
+        code, _, err = run_cli("install-evaluate-module", "--modules-cache", afile, *extra)
+        assert code == 2 and f"--modules-cache {str(afile)!r} is a file, not a folder" in err, err
+    with pytest.raises(NotADirectoryError, match="modules_cache .* is a file, not a folder"):
+        wrd_score.evaluate_cache.install_evaluate_module(str(afile))

@@ -42,6 +42,9 @@ def _source() -> Path:
 
 def _folder(modules_cache: Optional[str] = None) -> Path:
     """``<HF_MODULES_CACHE>/evaluate_modules/metrics/evaluate-metric--wrdscore``, where evaluate looks."""
+    if modules_cache is not None and os.path.exists(modules_cache) and not os.path.isdir(modules_cache):
+        # evaluate's own mkdir said "[Errno 17] File exists", naming neither the argument nor the problem.
+        raise NotADirectoryError(f"modules_cache {modules_cache!r} is a file, not a folder")
     return Path(init_dynamic_modules(hf_modules_cache=modules_cache)) / "metrics" / _FOLDER
 
 
