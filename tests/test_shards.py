@@ -124,8 +124,10 @@ def test_bad_shard_specs_are_refused(run_cli, inputs, spec):
     assert code == 2 and "a shard must be K/N with 1 <= K <= N" in err
 
 
-def test_shard_with_another_output_format_is_refused(run_cli, inputs):
-    code, _, err = run_cli("score", *inputs, "--shard", "1/2", "--json")
+@pytest.mark.parametrize("flag", [["--json"], ["-f", "text"], ["-f", "json"]])
+def test_shard_with_another_output_format_is_refused(run_cli, inputs, flag):
+    # -f text was accepted, and the shard record (JSON) written anyway (red-team 2).
+    code, _, err = run_cli("score", *inputs, "--shard", "1/2", *flag)
     assert code == 2 and "--shard writes its own per-example record" in err
 
 

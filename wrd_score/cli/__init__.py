@@ -23,7 +23,7 @@ COMMANDS: Dict[str, str] = {
     "score": "score candidates against references (files, one per line, or strings)",
     "merge": "join the records of `score --shard K/N` runs into the result of one run",
     "compare": "WRDScore, BERTScore, MoverScore and ROUGE side by side on the same pairs",
-    "show": "draw the alignment of one pair (cosines and optimal flow, token by token) as a PNG",
+    "show": "draw the alignment of one pair (cosines and optimal flow, token by token): PNG, PDF, SVG ... by suffix",
     "validate": "correlate metrics with human judgments in TSV files (tables, CSV, plots)",
     "baseline": "compute the rescaling baseline of a configuration from random unrelated pairs",
     "train": "train a static token embedding (word2vec, fastText, SVD) from a corpus",

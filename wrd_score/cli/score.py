@@ -165,9 +165,9 @@ def _check_args(args: argparse.Namespace) -> None:
     elif len(args.candidates) > 1:
         raise ValueError(f"{len(args.candidates)} candidate inputs (-c) were given: several systems are compared "
                          "only with --paired-bs or --paired-ar (the first -c is the baseline)")
-    if args.shard is not None and (args.json or args.per_example or args.confidence or paired):
+    if args.shard is not None and (args.json or args.format or args.per_example or args.confidence or paired):
         raise ValueError("--shard writes its own per-example record (merge the shards for the rest); give it "
-                         "without --json, --per-example, --confidence, --paired-bs or --paired-ar")
+                         "without -f/--format, --json, --per-example, --confidence, --paired-bs or --paired-ar")
     if [*args.candidates, *args.references].count(STDIN) > 1:
         raise ValueError("standard input ('-') can be given only once among -c and -r")
 

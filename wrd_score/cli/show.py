@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-r", "--reference", required=True, metavar="TEXT", help="the reference (one text)")
     parser.add_argument("-o", "--output", required=True, metavar="FILE.png",
                         help="the figure to write (atomically), in the format its suffix names: .png, .pdf, .svg, ...")
-    parser.add_argument("--dpi", type=int_type("--dpi", 30, 600), default=110, help="resolution of the PNG (default 110)")
+    parser.add_argument("--dpi", type=int_type("--dpi", 30, 600), default=110, help="resolution of a raster image (PNG, JPEG ...; default 110)")
     add_metric_arguments(parser)
 
 
