@@ -141,7 +141,7 @@ class WRDScorer:
         """:func:`~wrd_score.weights.shared_idf`, and a user's table refused where a key can never weigh a token."""
         table = shared_idf(self.options.weights, idf, references, self.backend.tokenize)
         if table is not None and table.source.startswith("user"):
-            check_idf_keys(table, self.backend, str(self.signature_fields(None)))
+            check_idf_keys(table, self.backend)
         return table
 
     def score(self, predictions: Sequence[str], references: References,
@@ -222,17 +222,18 @@ class Scores(NamedTuple):
         return result_dict(self.precision, self.recall, self.f1, self.best_reference, str(self.signature))
 
 
-#: (table source, scorer signature) pairs whose keys were checked: a training loop passes one dict every step.
+#: (table source, backend signature) pairs whose keys were checked: a training loop passes one dict every step.
 _CHECKED_IDF: Dict[Tuple[str, str], None] = {}
 _CHECKED_IDF_MAX = 64
 _CHECKED_IDF_LOCK = threading.Lock()
 
 
-def check_idf_keys(table: IDFTable, backend: Any, scorer_key: str) -> None:
+def check_idf_keys(table: IDFTable, backend: Any) -> None:
     """Refuse a user's IDF table with a key that no text can bring as a token (``getCount`` where the identifier
     tokenizer makes ``get`` and ``count``): its weight would go unused and the text's tokens would get the table's
-    largest weight instead, a score that looks weighted and is not."""
-    seen = (table.source, scorer_key)
+    largest weight instead, a score that looks weighted and is not.  The tokens depend on the backend alone (its
+    signature fields: embedding or model, tokenizer, pooling), so the check is remembered per table and backend."""
+    seen = (table.source, repr(sorted(backend.signature_fields().items())))
     with _CHECKED_IDF_LOCK:
         if seen in _CHECKED_IDF:
             return

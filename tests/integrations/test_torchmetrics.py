@@ -262,3 +262,5 @@ def test_merge_state_keeps_this_metrics_examples_first():
         assert got["mean_f1"] == want["mean_f1"]
     with pytest.raises(ValueError, match="Expected incoming state"):
         WRDScore().merge_state([1])
+    with pytest.raises(ValueError, match="Expected state variable"):  # a dict missing states: torchmetrics' refusal
+        WRDScore().merge_state({"f1": [], "extra": []})

@@ -12,6 +12,10 @@ from ..shards import merge_shards
 from .common import int_type
 
 
+#: Decimals of the summary line.
+_DIGITS = 6
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = (
@@ -28,9 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--digits", type=int_type("--digits", 0, 17), default=None,
                         help=f"decimals in the summary line, printed with -o (default: {_DIGITS})")
 
-
-#: Decimals of the summary line.
-_DIGITS = 6
 
 
 def run(args: argparse.Namespace) -> int:

@@ -191,7 +191,7 @@ def _scorer_and_idf(args: argparse.Namespace, pairs: Any) -> Tuple[WRDScorer, An
         table = read_idf_file(args.idf_file)  # its own errors name the file
         try:
             idf = user_idf(table)
-            check_idf_keys(idf, scorer.backend, str(scorer.signature_fields(None)))
+            check_idf_keys(idf, scorer.backend)
         except (TypeError, ValueError) as exc:  # name the file the bad weight or key came from
             raise type(exc)(f"idf file {args.idf_file!r}: {exc}") from None
     # One table for the whole input, as a single score() call would fit (a second streaming pass).

@@ -149,7 +149,7 @@ class WRDScore(Metric):
         lists and best references did not)."""
         if isinstance(incoming_state, Metric) and isinstance(incoming_state, self.__class__):
             incoming_state = {attr: getattr(incoming_state, attr) for attr in incoming_state._defaults}
-        if not isinstance(incoming_state, dict) or set(incoming_state) < set(self._defaults):
+        if not isinstance(incoming_state, dict) or not set(self._defaults).issubset(incoming_state):
             super().merge_state(incoming_state)  # its own refusal
             return
         own = {attr: getattr(self, attr) for attr in self._defaults}
