@@ -289,7 +289,7 @@ def test_the_sentences_file_under_the_other_embedding_rule():
     assert by_name.signature() == WRDScorer(preset="sentences").signature()
     # The identifiers file under the sentences preset: another embedding too, norm masses (its table unused).
     other = WRDScorer(preset="sentences", embedding="default")
-    assert other.options.weights == "norm" and "emb:wrd-minilm-cf-morph@" in other.signature()
+    assert other.options.weights == "norm" and "emb:wrd-minilm-cf-morph-post@" in other.signature()
     assert WRDScorer(preset="sentences", embedding="default", weights="norm*corpus-idf").score(
         ["get count"], ["size"])["f1"][0] > 0
 

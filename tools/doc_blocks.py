@@ -436,11 +436,14 @@ add(History("tuning-identifiers-030", "docs/tuning.md", version="0.3.0", commit=
 add(History("tuning-identifiers-generalise", "docs/tuning.md", version="0.3.0", commit="1630669",
             command="python benchmarks/post_specialize.py --workdir WORK --methods linear procrustes mlp --learn-from "
                     "all antonyms --mined rule wordnet"))
-# The grid that chose the 0.4.0 default (issue 30): re-measured by the command it names, re-signed with --reviewed.
-add(Record("tuning-identifiers-040", "docs/tuning.md",
+add(History("tuning-identifiers-040", "docs/tuning.md", version="0.4.0", commit="c7d98e7",
+            command="python benchmarks/choose_identifiers.py --workdir WORK --markdown /tmp/identifiers.md --extras "
+                    "--test --ship embeddings/wrd-minilm-cf-morph.npz --ship-name wrd-minilm-cf-morph"))
+# The grid that chose the 0.5.0 default (issue 30): re-measured by the command it names, re-signed with --reviewed.
+add(Record("tuning-identifiers-050", "docs/tuning.md",
            "python benchmarks/choose_identifiers.py --workdir WORK --markdown /tmp/identifiers.md --extras --test "
-           "--ship embeddings/wrd-minilm-cf-morph.npz --ship-name wrd-minilm-cf-morph",
-           configs=[wrd(), wrd(embedding="wrd-minilm-distilled"), wrd(embedding="wrd-minilm-cf"),
+           "--ship embeddings/wrd-minilm-cf-morph-post.npz --ship-name wrd-minilm-cf-morph-post",
+           configs=[wrd(), wrd(embedding="wrd-minilm-distilled"), wrd(embedding="wrd-minilm-cf-morph"),
                     wrd(embedding="wrd-minilm-code", weights="norm*corpus-idf")],
            data=IDBENCH + STSB_DEV + ["stsb/stsb_test.tsv", "sick/sick_train_trial.tsv",
                                       "java_method_names/java_method_names.txt.gz",

@@ -82,8 +82,10 @@ CONTEXTUAL = "Contextual MiniLM-L6 (all-MiniLM-L6-v2)"
 #: the preset's: the two presets use different files since 0.3.0); every preset's file has an entry of its own.
 EMBEDDINGS: Dict[str, Dict[str, str]] = {
     "Static, the preset's file (default)": {"backend": "static", "tokenizer": "identifier"},
-    "MiniLM counter-fitted, static (identifiers)": {"backend": "static", "embedding": "wrd-minilm-cf-morph",
+    "MiniLM counter-fitted, static (identifiers)": {"backend": "static", "embedding": "wrd-minilm-cf-morph-post",
                                                     "tokenizer": "identifier"},
+    "MiniLM counter-fitted, static (the 0.4.0 default)": {"backend": "static", "embedding": "wrd-minilm-cf-morph",
+                                                          "tokenizer": "identifier"},
     "MiniLM counter-fitted, static (the 0.3.0 default)": {"backend": "static", "embedding": "wrd-minilm-cf",
                                                           "tokenizer": "identifier"},
     "MiniLM fitted to sentences, static (sentences)": {"backend": "static", "embedding": "wrd-minilm-sentences",
