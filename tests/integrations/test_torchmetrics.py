@@ -387,3 +387,18 @@ def test_plot_without_matplotlib_names_the_extra(monkeypatch):
     with pytest.raises(ImportError, match=r"pip install '\.\[plot\]'") as info:
         metric.plot()
     assert "\n" not in str(info.value)
+
+
+def test_an_idf_table_with_a_weight_that_is_not_finite_is_refused():
+    """The metric keeps the IDFTable it is given: a weight made NaN after that gave uniform masses without a word."""
+    from wrd_score.weights import IDFTable
+
+    table = WRDScorer(weights="idf").idf_table(REFS)
+    metric = WRDScore(weights="idf", idf=table)
+    table.weights["get"] = float("nan")
+    with pytest.raises(ValueError, match="idf gave token 'get' the weight nan"):
+        metric.update(PREDS[:2], REFS[:2])
+    with pytest.raises(ValueError, match=r"IDFTable weights\['get'\] must be finite"):
+        WRDScore(weights="idf", idf=IDFTable({"get": float("inf")}, 1.0, -1, "mine"))
+    with pytest.raises(ValueError, match=r"idf\['get'\] must be finite"):
+        WRDScore(weights="idf", idf={"get": float("inf")})
