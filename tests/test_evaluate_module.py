@@ -256,3 +256,15 @@ def test_install_into_a_file_is_refused_by_name(run_cli, tmp_path):
         assert code == 2 and f"--modules-cache {str(afile)!r} is a file, not a folder" in err, err
     with pytest.raises(NotADirectoryError, match="modules_cache .* is a file, not a folder"):
         wrd_score.evaluate_cache.install_evaluate_module(str(afile))
+
+
+def test_an_idf_table_with_a_weight_that_is_not_finite_is_refused(module_path):
+    """An IDFTable reaches evaluate's compute(idf=) as it is: a weight made inf after it was built gave the text
+    uniform masses without a word (the dict form was already refused, by key)."""
+    metric = evaluate.load(module_path)
+    table = wrd_score.WRDScorer(weights="idf").idf_table(["get_count length"])
+    table.weights["get"] = float("inf")
+    with pytest.raises(ValueError, match="idf gave token 'get' the weight inf"):
+        metric.compute(predictions=["getCount size"], references=["get_count length"], weights="idf", idf=table)
+    with pytest.raises(ValueError, match=r"idf\['get'\] must be finite"):
+        metric.compute(predictions=["getCount"], references=["get_count"], weights="idf", idf={"get": float("inf")})

@@ -926,3 +926,23 @@ def test_moverscore_stop_words_are_bounded_in_the_library():
         MoverScore(stop_words=repeat("the"))  # an endless iterator: refused after the limit, not read forever
     with pytest.raises(TypeError, match="stop_words must be a collection of token strings, got int"):
         MoverScore(stop_words=5)
+
+
+def test_float64_vectors_whose_norm_overflows_are_refused(tmp_path):
+    """Finite float64 entries of 1e308 gave an inf norm: the text's norm masses fell back to uniform without a word.
+    Norms up to float64's range still load and score (test_huge_and_tiny_norms_stay_finite)."""
+    from wrd_score.embeddings import StaticEmbedding
+
+    vectors = _vectors()
+    vectors[1] = 1e308  # "count": entries in range, the norm 2e308
+    path = tmp_path / "huge.npz"
+    np.savez(path, words=np.array(WORDS), vectors=vectors)
+    with pytest.raises(ValueError, match=r"embedding 'huge' has 1 vectors whose norm overflows to inf \(e.g. \['count'\]\)"):
+        _score(path)
+    ngrams = np.ones((4, 4))
+    ngrams[2] = 1e308
+    with pytest.raises(ValueError, match="n-gram vectors whose norm overflows to inf"):
+        StaticEmbedding(WORDS, _vectors(), ngram_vectors=ngrams, min_n=3, max_n=3)
+    vectors[1] = 1e307  # a norm of 2e307: kept
+    np.savez(path, words=np.array(WORDS), vectors=vectors)
+    _assert_finite(_score(path))

@@ -199,11 +199,14 @@ def test_identical_token_bags_score_one_exactly():
 
 def test_flattened_texts_are_normalised_per_text_and_massless_texts_are_uniform():
     spans = [np.array([0, 1]), np.array([], dtype=np.int64), np.array([2, 3, 2]), np.array([4])]
-    masses = np.array([1.0, 3.0, 0.0, 0.0, np.inf])
+    masses = np.array([1.0, 3.0, 0.0, 0.0, 2.0])
     for given in (spans, FlatSpans(np.concatenate(spans), np.array([0, 2, 2, 5, 6]))):
         rows, flat_mass, offsets = _flatten_texts(given, masses)
         assert rows.tolist() == [0, 1, 2, 3, 2, 4] and offsets.tolist() == [0, 2, 2, 5, 6]
         np.testing.assert_allclose(flat_mass, [0.25, 0.75, 1 / 3, 1 / 3, 1 / 3, 1.0], rtol=0, atol=0)
+        # An inf mass was taken as massless too (uniform masses, a score of other masses): refused now.
+        with pytest.raises(ValueError, match="a text's token masses sum to inf"):
+            _flatten_texts(given, np.array([1.0, 3.0, 0.0, 0.0, np.inf]))
 
 
 def test_score_pairs_checks_its_arguments_and_takes_no_pairs():

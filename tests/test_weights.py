@@ -177,3 +177,112 @@ def test_idf_table_reads_a_plain_string_as_one_reference():
         scorer.idf_table([["size", "get_count"], ["set_color"]]).weights
     with pytest.raises(TypeError, match=r"references\[1\] must be a string or a list of strings"):
         scorer.idf_table(["size", 3])
+
+
+# ------------------------------------------------- non-finite masses: refused, never scored as uniform masses
+# Before, a text whose masses summed to inf or NaN (or held a negative mass) fell back to uniform masses without a
+# word: the scores of weights="uniform" under another signature.  Every way in is refused by name; normalise is
+# the last guard.
+P, R = ["getCount size"], ["get_count length"]
+BAD_WEIGHTS = [math.inf, -math.inf, math.nan, -1.0, 1e101]
+
+
+@pytest.mark.parametrize("mass", [[math.inf, 1.0], [math.nan, 1.0], [1e308, 1e308], [-1.0, 2.0], [-1.0, -1.0]])
+def test_normalise_refuses_masses_that_are_not_finite_or_negative(mass):
+    from wrd_score.scoring import score_pairs
+    from wrd_score.weights import normalise
+    from wrd_score.backends.base import Encoded
+
+    with pytest.raises(ValueError, match="masses"):
+        normalise(np.array(mass))
+    # The batch scorer normalises every text at once: the same rule.
+    enc = Encoded(units=np.eye(3), norms=np.ones(3), exact_only=np.zeros(3, bool), tokens=["a", "b", "c"],
+                  spans=[np.array([0, 1]), np.array([2])])
+    with pytest.raises(ValueError, match="masses"):
+        score_pairs(enc, ["a b", "c"], np.array([[0, 1]]), np.array(mass + [1.0]), "wrd", True)
+
+
+def test_normalise_keeps_the_all_zero_fallback():
+    from wrd_score.weights import normalise
+
+    assert normalise(np.zeros(4)).tolist() == [0.25] * 4
+    assert normalise(np.array([0.0, 3.0])).tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("weight", BAD_WEIGHTS)
+def test_an_idf_table_built_with_a_weight_out_of_range_is_refused(weight):
+    from wrd_score.weights import IDFTable
+
+    with pytest.raises(ValueError, match=r"IDFTable weights\['get'\] must be"):
+        IDFTable({"get": weight, "count": 1.0}, 1.0, -1, "mine")
+    with pytest.raises(ValueError, match="IDFTable default must be"):
+        IDFTable({"get": 1.0}, weight, -1, "mine")
+    with pytest.raises(TypeError, match=r"IDFTable weights\['get'\] must be a number, got '5'"):
+        IDFTable({"get": "5"}, 1.0, -1, "mine")
+
+
+@pytest.mark.parametrize("weight", BAD_WEIGHTS)
+@pytest.mark.parametrize("weights", ["idf", "norm*idf"])
+def test_an_idf_table_changed_after_it_was_built_is_refused_where_it_is_read(weight, weights):
+    scorer = WRDScorer(weights=weights)
+    table = scorer.idf_table(R)
+    table.weights["get"] = weight
+    with pytest.raises(ValueError, match=r"idf gave token 'get' the weight"):
+        scorer.score(P, R, idf=table)
+    with pytest.raises(ValueError, match=r"idf gave token 'get' the weight"):
+        scorer.explain(P[0], R[0], idf=table)
+
+
+@pytest.mark.parametrize("weight", BAD_WEIGHTS)
+def test_an_idf_subclass_whose_call_gives_a_weight_out_of_range_is_refused(weight):
+    from wrd_score.weights import IDFTable
+
+    class Odd(IDFTable):
+        def __call__(self, token):
+            return weight if token == "count" else 1.0
+
+    with pytest.raises(ValueError, match=r"idf gave token 'count' the weight"):
+        score(P, R, weights="idf", idf=Odd({}, 1.0, -1, "odd"))
+
+
+class _Norms:
+    """A custom backend (the ``Backend`` protocol): the default's, with some tokens' norms replaced."""
+
+    def __init__(self, inner, norms):
+        self.inner, self.norms = inner, norms
+
+    def encode(self, texts):
+        from dataclasses import replace
+
+        enc = self.inner.encode(texts)
+        return replace(enc, norms=np.array([self.norms.get(t, n) for t, n in zip(enc.tokens, enc.norms)]))
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+@pytest.mark.parametrize("norm", [math.inf, math.nan, -2.0])
+@pytest.mark.parametrize("weights", ["norm", "norm*idf"])
+def test_a_backend_norm_that_is_not_finite_or_negative_is_refused(norm, weights):
+    scorer = WRDScorer(weights=weights)
+    scorer.backend = _Norms(scorer.backend, {"count": norm})
+    with pytest.raises(ValueError, match=r"the backend gave token 'count' the norm"):
+        scorer.score(P, R)
+    with pytest.raises(ValueError, match=r"the backend gave token 'count' the norm"):
+        scorer.explain(P[0], R[0])
+    # weights that read no norm do not ask for one.
+    scorer.options = Options(weights="uniform").validate()
+    assert scorer.score(P, R)["f1"] == score(P, R, weights="uniform")["f1"]
+
+
+def test_a_mass_or_a_sum_of_masses_that_overflows_is_refused():
+    # Every factor finite and in range, the product or the sum not.
+    scorer = WRDScorer(weights="norm*idf")
+    scorer.backend = _Norms(scorer.backend, {"count": 1e300})
+    with pytest.raises(ValueError, match=r"token 'count'.* overflows"):
+        scorer.score(P, R, idf={"get": 1.0, "count": 1e100, "size": 1.0, "length": 1.0})
+    scorer = WRDScorer(weights="norm")
+    scorer.backend = _Norms(scorer.backend, {"get": 1e308, "count": 1e308})
+    for call in (lambda: scorer.score(P, R), lambda: scorer.explain(P[0], R[0])):
+        with pytest.raises(ValueError, match=r"masses .*sum to inf"):
+            call()

@@ -21,7 +21,7 @@ from .deps import njit
 from .backends.base import Encoded, FlatSpans
 from .tokenize import normal_form
 from .transport import VARIANTS, VariantName, cosine_range, emd_plan, prf_from_plan
-from .weights import normalise
+from .weights import normalise, normalise_texts
 
 __all__ = ["VARIANTS", "cosine_range", "empty_pair_score", "empty_text_key", "best_of", "cosine_matrix", "prf_from_plan", "f1_score", "PairDetail", "pair_detail", "pair_scores",
            "score_pairs"]
@@ -413,12 +413,7 @@ def _flatten_texts(spans: Sequence[np.ndarray], masses: np.ndarray) -> Tuple[np.
         np.cumsum(lengths, out=offsets[1:])
         flat_rows = (np.concatenate([np.asarray(s, dtype=np.int64) for s in spans]) if offsets[-1]
                      else np.zeros(0, np.int64))
-    raw = np.asarray(masses, dtype=np.float64)[flat_rows]
-    owner = np.repeat(np.arange(len(spans)), lengths)
-    totals = np.bincount(owner, weights=raw, minlength=len(spans))
-    bad = ~(totals > 0) | ~np.isfinite(totals)
-    uniform = 1.0 / np.maximum(lengths, 1)
-    flat_mass = np.where(bad[owner], uniform[owner], raw / np.where(bad, 1.0, totals)[owner])
+    flat_mass = normalise_texts(np.asarray(masses, dtype=np.float64)[flat_rows], lengths)
     return flat_rows, np.ascontiguousarray(flat_mass), offsets
 
 

@@ -28,8 +28,8 @@ from .checks import unknown_message
 from .signature import pinned
 
 __all__ = ["WEIGHTS", "WeightsName", "IDF_WEIGHTS", "CORPUS_IDF_WEIGHTS", "uses_idf", "uses_corpus_idf", "document_frequencies",
-           "fit_idf", "corpus_idf", "shared_idf", "IDFTable", "token_masses", "normalise", "table_digest",
-           "MAX_IDF_WEIGHT"]
+           "fit_idf", "corpus_idf", "shared_idf", "IDFTable", "token_masses", "normalise", "normalise_texts",
+           "table_digest", "MAX_IDF_WEIGHT"]
 
 WEIGHTS = {
     "norm": "embedding norm (the paper)",
@@ -44,9 +44,10 @@ WEIGHTS = {
 WeightsName = Literal["norm", "idf", "norm*idf", "corpus-idf", "norm*corpus-idf", "uniform"]
 #: The weights that need an IDF table fitted on the call's references (or given as ``idf=``).
 IDF_WEIGHTS = ("idf", "norm*idf")
-#: The largest weight of a user's IDF table: times the largest vector norm float32 storage allows (about 1e40)
-#: and any number of tokens, a text's total mass stays finite (at 8e307 two weights summed to infinity, and the
-#: masses fell back to uniform).
+#: The largest weight of an IDF table: times the largest vector norm float32 storage allows (about 1e40) and any
+#: number of tokens, a text's total mass stays finite (at 8e307 two weights summed to infinity, and the masses fell
+#: back to uniform).  A float64 table's norms can be larger: a mass or a text's sum that overflows is refused
+#: (``token_masses``, ``normalise``).
 MAX_IDF_WEIGHT = 1e100
 #: The weights whose IDF comes from the document-frequency table shipped in the embedding file.
 CORPUS_IDF_WEIGHTS = ("corpus-idf", "norm*corpus-idf")
@@ -81,7 +82,8 @@ class IDFTable:
 
     def __init__(self, weights: Mapping[str, float], default: float, n_documents: int, source: str) -> None:
         self.weights = dict(weights)
-        self.default = float(default)
+        self.default = _checked_weight("IDFTable default", default)
+        _check_weights(self.weights, "IDFTable weights")
         self.n_documents = n_documents
         # Recorded in the signature: "refs" (fit on the call), "user@sha256:..." (the user's table, pinned
         # by its content: scores of two tables must never pass for one run) or "emb" (the embedding file's
@@ -199,22 +201,40 @@ def user_idf(mapping: Mapping[str, float]) -> IDFTable:
     for token, value in mapping.items():
         if not isinstance(token, str):
             raise TypeError(f"idf keys must be strings, got {type(token).__name__}")
-        # JSON true is no weight, though float(True) is 1.0; nor is a string, though float() reads "5" and "1_0".
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise TypeError(f"idf[{token!r}] must be a number, got {value!r}")
-        try:
-            value = float(value)
-        except OverflowError:  # an int too large for a float, e.g. 400 digits from a JSON file
-            raise ValueError(f"idf[{token!r}] must be finite and >= 0, got an integer of "
-                             f"{len(str(abs(value)))} digits") from None
-        if not math.isfinite(value) or value < 0:
-            raise ValueError(f"idf[{token!r}] must be finite and >= 0, got {value}")
-        if value > MAX_IDF_WEIGHT:
-            raise ValueError(f"idf[{token!r}] must be at most {MAX_IDF_WEIGHT:g} (a text's total mass would overflow "
-                             f"to infinity), got {value:g}")
-        weights[token] = value
+        weights[token] = _checked_weight(f"idf[{token!r}]", value)
     default = max(weights.values()) if weights else 1.0
     return IDFTable(weights, default, -1, pinned("user", table_digest(weights)))
+
+
+def _checked_weight(name: str, value: Any) -> float:
+    """One IDF weight as a float in ``[0, MAX_IDF_WEIGHT]``, or an error naming ``name``."""
+    # JSON true is no weight, though float(True) is 1.0; nor is a string, though float() reads "5" and "1_0".
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    try:
+        value = float(value)
+    except OverflowError:  # an int too large for a float, e.g. 400 digits from a JSON file
+        raise ValueError(f"{name} must be finite and >= 0, got an integer of {len(str(abs(value)))} digits") from None
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be finite and >= 0, got {value}")
+    if value > MAX_IDF_WEIGHT:
+        raise ValueError(f"{name} must be at most {MAX_IDF_WEIGHT:g} (a text's total mass would overflow to "
+                         f"infinity), got {value:g}")
+    return value
+
+
+def _check_weights(weights: Mapping[str, Any], name: str) -> None:
+    """Every weight of a table as :func:`_checked_weight` wants it.  One pass at C speed first: every fitted table
+    (one a call, and the embedding's 250k-token one) is built through here; the weights one by one only to name a
+    bad one."""
+    try:
+        values = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
+        ok = bool(((values >= 0) & (values <= MAX_IDF_WEIGHT)).all())  # NaN fails both
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok or not set(map(type, weights.values())) <= {float}:  # fromiter reads "5" and True as numbers
+        for token, value in weights.items():
+            _checked_weight(f"{name}[{token!r}]", value)
 
 
 def table_digest(weights: Mapping[str, float]) -> str:
@@ -237,7 +257,9 @@ def token_masses(norms: np.ndarray, tokens: Sequence[str], scheme: WeightsName, 
     if scheme == "uniform":
         return np.ones(len(tokens))
     if scheme == "norm":
-        return np.asarray(norms, dtype=np.float64).copy()
+        masses = np.asarray(norms, dtype=np.float64).copy()
+        _check_masses(masses, tokens, norms, None)
+        return masses
     if idf is None:
         raise ValueError(f"weights={scheme!r} needs an IDF table")
     if type(idf) is not IDFTable:
@@ -252,10 +274,38 @@ def token_masses(norms: np.ndarray, tokens: Sequence[str], scheme: WeightsName, 
     else:
         idf_values = _lookup(idf, tokens)
     if scheme in ("idf", "corpus-idf"):
+        _check_masses(idf_values, tokens, None, idf_values)
         return idf_values
     if scheme in ("norm*idf", "norm*corpus-idf"):
-        return idf_values * np.asarray(norms, dtype=np.float64)
+        with np.errstate(over="ignore"):  # an overflow is refused just below, by token
+            masses = idf_values * np.asarray(norms, dtype=np.float64)
+        _check_masses(masses, tokens, norms, idf_values)
+        return masses
     raise ValueError(unknown_message("weights", scheme, WEIGHTS))
+
+
+def _check_masses(masses: np.ndarray, tokens: Sequence[str], norms: Optional[np.ndarray],
+                  idf_values: Optional[np.ndarray]) -> None:
+    """Refuse a mass that is not finite and >= 0, naming the token and the factor at fault.
+
+    The tables built here and the embeddings loaded here never give one; an ``IDFTable`` changed after it was
+    built, a subclass's own ``__call__``, a custom backend's norms can, and :func:`normalise` would have no
+    honest masses to fall back to."""
+    ok = np.isfinite(masses) & (masses >= 0)
+    if idf_values is not None:
+        ok &= idf_values <= MAX_IDF_WEIGHT
+    if ok.all():
+        return
+    i = int(np.flatnonzero(~ok)[0])
+    token = tokens[i]
+    if norms is not None and not (math.isfinite(norms[i]) and norms[i] >= 0):
+        raise ValueError(f"the backend gave token {token!r} the norm {norms[i]}: a vector norm must be finite and "
+                         ">= 0 (its vector holds NaN or inf, or overflows)")
+    if idf_values is not None and not 0 <= idf_values[i] <= MAX_IDF_WEIGHT:
+        raise ValueError(f"idf gave token {token!r} the weight {idf_values[i]}: IDF weights must be finite, >= 0 "
+                         f"and at most {MAX_IDF_WEIGHT:g}")
+    raise ValueError(f"token {token!r}'s mass, its norm {norms[i]:g} times its IDF weight {idf_values[i]:g}, "
+                     "overflows to inf")
 
 
 def _lookup(idf: IDFTable, tokens: Sequence[str]) -> np.ndarray:
@@ -265,8 +315,36 @@ def _lookup(idf: IDFTable, tokens: Sequence[str]) -> np.ndarray:
 
 
 def normalise(mass: np.ndarray) -> np.ndarray:
-    """Scale one side's masses to sum to 1; an all-zero side falls back to uniform masses."""
-    total = mass.sum()
-    if total <= 0 or not np.isfinite(total):
+    """Scale one side's masses to sum to 1; an all-zero side falls back to uniform masses.
+
+    Masses that are not finite and >= 0, or whose sum overflows, are refused: no fallback would score them."""
+    with np.errstate(over="ignore"):  # an overflowing sum is refused just below
+        total = mass.sum()
+    _check_totals(np.array([total]), mass)
+    if total <= 0:
         return np.full(mass.shape, 1.0 / max(len(mass), 1))
     return mass / total
+
+
+def normalise_texts(raw: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """:func:`normalise` on every text at once: ``raw`` holds the texts' masses end to end, ``lengths`` how many each
+    text has (the batch scorer's layout)."""
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    with np.errstate(over="ignore"):
+        totals = np.bincount(owner, weights=raw, minlength=len(lengths))
+    _check_totals(totals, raw)
+    zero = ~(totals > 0)
+    uniform = 1.0 / np.maximum(lengths, 1)
+    return np.where(zero[owner], uniform[owner], raw / np.where(zero, 1.0, totals)[owner])
+
+
+def _check_totals(totals: np.ndarray, masses: np.ndarray) -> None:
+    # The last guard: token_masses refuses a bad mass by token, so only a sum that overflows (or a caller's own
+    # masses) reach here.  Uniform masses in their place were a score of other masses under this signature.
+    if np.isfinite(totals).all() and not (masses < 0).any():
+        return
+    bad = totals[~np.isfinite(totals)]
+    what = f"sum to {bad[0]}" if bad.size else "hold a negative mass"
+    raise ValueError(f"a text's token masses {what}: masses must be finite and >= 0 and their sum finite (IDF weights "
+                     f"at most {MAX_IDF_WEIGHT:g}, vector norms finite); not falling back to uniform masses, which "
+                     "would score other masses")

@@ -459,3 +459,23 @@ def test_onnx_runtime_vectors_do_not_depend_on_the_batch_beyond_rounding(onnx_ca
     assert max(np.max(np.abs(a - b)) for a, b in zip(alone, want)) < 1e-5
 
 
+
+
+@pytest.mark.parametrize("pooling", ["tokenizer", "wordpiece"])
+def test_a_model_that_gives_nan_hidden_states_is_refused(tmp_path, make_tiny_bert, minilm_tokenizer, pooling):
+    """A model whose weights hold NaN (a diverged fine-tune) gave NaN units and norms: P and R were NaN and F1 0.0, a
+    mean F1 over the other examples that looked like a score (and norm masses fell back to uniform)."""
+    import torch
+    import transformers
+
+    path = make_tiny_bert(tmp_path / "nan-bert")
+    model = transformers.BertModel.from_pretrained(path)
+    with torch.no_grad():
+        model.embeddings.word_embeddings.weight[minilm_tokenizer.convert_tokens_to_ids("get")] = float("nan")
+    model.save_pretrained(path)
+    scorer = WRDScorer(backend="contextual", model=str(path), pooling=pooling, device="cpu",
+                       **({"tokenizer": None} if pooling == "wordpiece" else {}))
+    assert scorer.score(["size of"], ["count"])["f1"][0] > 0  # texts without the NaN row still score
+    with pytest.raises(ValueError, match=r"model 'nan-bert' gave NaN or inf hidden states for 'get' in "
+                                         r"'get count': its weights hold NaN or inf"):
+        scorer.score(["get count", "size"], ["count", "size of"])

@@ -264,3 +264,141 @@ def test_merge_state_keeps_this_metrics_examples_first():
         WRDScore().merge_state([1])
     with pytest.raises(ValueError, match="Expected state variable"):  # a dict missing states: torchmetrics' refusal
         WRDScore().merge_state({"f1": [], "extra": []})
+
+
+# ------------------------------------------------------------------------------ plot
+def _lines(ax):
+    return {line.get_label(): list(line.get_ydata()) for line in ax.get_lines() if not line.get_label().startswith("_")}
+
+
+def _saved_png(fig, path):
+    fig.savefig(path, format="png")
+    data = path.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 1000
+    from matplotlib.image import imread
+
+    height, width = imread(str(path)).shape[:2]
+    assert height > 100 and width > 100
+    return path
+
+
+def test_plot_draws_compute_means(tmp_path):
+    """torchmetrics' base plot() raised NotImplementedError; compute()'s dict also holds lists and a signature,
+    which torchmetrics' plotting cannot draw: only the three means are plotted."""
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    metric = WRDScore()
+    metric.update(PREDS, REFS)
+    want = metric.compute()
+    fig, ax = metric.plot()
+    assert isinstance(fig, Figure) and isinstance(ax, Axes) and ax in fig.axes
+    assert _lines(ax) == {"mean_precision": [want["mean_precision"]], "mean_recall": [want["mean_recall"]],
+                          "mean_f1": [want["mean_f1"]]}
+    assert ax.get_ylabel() == "WRDScore"
+    import matplotlib.pyplot as plt
+
+    assert not plt.get_fignums()  # a figure of its own: none left open in pyplot for the caller to close
+    low, high = ax.get_ylim()
+    assert low < 0.0 and high > 1.0  # the score range [0, 1] is in view, with its bounds drawn
+    _saved_png(fig, tmp_path / "one.png")
+    # The same result passed as val draws the same, as does one with one-element tensors (BERTScore.plot's form).
+    assert _lines(metric.plot(want)[1]) == _lines(ax)
+    as_tensors = {name: torch.tensor(want[name], dtype=torch.float64) for name in ("mean_precision", "mean_recall", "mean_f1")}
+    assert _lines(metric.plot(as_tensors)[1]) == _lines(ax)
+
+
+def test_plot_over_steps_draws_one_line_a_mean_and_onto_a_given_axes(tmp_path):
+    from matplotlib.figure import Figure
+
+    metric = WRDScore()
+    steps = [metric(PREDS[i:i + 3], REFS[i:i + 3]) for i in range(0, len(PREDS), 3)]
+    fig, ax = metric.plot(steps)
+    assert _lines(ax) == {name: [step[name] for step in steps] for name in ("mean_precision", "mean_recall",
+                                                                            "mean_f1")}
+    assert ax.get_xlabel() == "Step"
+    _saved_png(fig, tmp_path / "steps.png")
+    # A tuple is a list of steps too; onto an axes of the caller's own figure, which is returned with it.
+    own = Figure()
+    axes = own.add_subplot()
+    got_fig, got_ax = metric.plot(tuple(steps), ax=axes)
+    assert got_ax is axes and got_fig is own
+    assert _lines(axes)["mean_f1"] == [step["mean_f1"] for step in steps]
+
+
+def test_plot_keeps_scores_below_zero_in_view():
+    """With rescale_with_baseline (or clip_negative=False) scores go below 0; torchmetrics' [0, 1] bounds would
+    put the axes' floor at -0.1 and cut the points off."""
+    metric = WRDScore(rescale_with_baseline=True)
+    value = dict(metric(["getCount"], ["zebra"]), mean_precision=-0.9, mean_recall=-0.4, mean_f1=-0.6)
+    _, ax = metric.plot(value)
+    low, high = ax.get_ylim()
+    # A margin under the lowest point, as torchmetrics leaves beside its bounds: a tenth of the range shown.
+    assert low == pytest.approx(-0.9 - 0.19) and high == pytest.approx(1.0 + 0.19)
+    _, ax = WRDScore(clip_negative=False).plot(dict(value, mean_precision=-1.0))
+    assert ax.get_ylim() == pytest.approx((-1.2, 1.2))
+
+
+@pytest.mark.parametrize("val, error, message", [
+    ("f1", TypeError, r"val must be a compute\(\) result .* or a list of them, got str"),
+    (0.5, TypeError, r"val must be .* got float"),
+    (torch.tensor(0.5), TypeError, r"val must be .* got Tensor"),
+    ([], ValueError, r"val is an empty list"),
+    ({"f1": [1.0]}, ValueError, r"val has no 'mean_precision'"),
+    ([{"mean_precision": 1.0, "mean_recall": 1.0, "mean_f1": 1.0}, "x"], TypeError, r"val\[1\] must be a compute"),
+    ({"mean_precision": 1.0, "mean_recall": True, "mean_f1": 1.0}, TypeError, r"val\['mean_recall'\] must be a "
+                                                                              r"finite number, got True"),
+    ({"mean_precision": 1.0, "mean_recall": "0.5", "mean_f1": 1.0}, TypeError, r"val\['mean_recall'\] must be a "
+                                                                               r"finite number, got '0.5'"),
+    ([{"mean_precision": 1.0, "mean_recall": 1.0, "mean_f1": float("nan")}], ValueError,
+     r"val\[0\]\['mean_f1'\] must be a finite number, got nan"),
+    ({"mean_precision": float("inf"), "mean_recall": 1.0, "mean_f1": 1.0}, ValueError,
+     r"val\['mean_precision'\] must be a finite number, got inf"),
+    ({"mean_precision": torch.tensor([0.5, 0.5]), "mean_recall": 1.0, "mean_f1": 1.0}, TypeError,
+     r"val\['mean_precision'\] must be a finite number, got tensor"),
+])
+def test_plot_refuses_a_bad_val_by_name(val, error, message):
+    pytest.importorskip("matplotlib")
+    with pytest.raises(error, match=message) as info:
+        WRDScore().plot(val)
+    assert "\n" not in str(info.value)
+
+
+def test_plot_refuses_steps_of_different_configurations_and_a_bad_ax():
+    pytest.importorskip("matplotlib")
+    wrd, paper = WRDScore(), WRDScore(variant="paper")
+    steps = [wrd(PREDS[:3], REFS[:3]), paper(PREDS[:3], REFS[:3])]
+    with pytest.raises(ValueError, match=r"val\[1\] was computed with signature .*variant:paper.* val\[0\] with "
+                                         r".*variant:wrd"):
+        wrd.plot(steps)
+    with pytest.raises(TypeError, match="ax must be a matplotlib Axes, got Figure"):
+        from matplotlib.figure import Figure
+
+        wrd.plot(steps[0], ax=Figure())
+
+
+def test_plot_without_matplotlib_names_the_extra(monkeypatch):
+    import sys
+
+    metric = WRDScore()
+    metric.update(PREDS[:2], REFS[:2])
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")] or ["matplotlib"]:
+        monkeypatch.setitem(sys.modules, name, None)  # importing it now raises ImportError
+    with pytest.raises(ImportError, match=r"pip install '\.\[plot\]'") as info:
+        metric.plot()
+    assert "\n" not in str(info.value)
+
+
+def test_an_idf_table_with_a_weight_that_is_not_finite_is_refused():
+    """The metric keeps the IDFTable it is given: a weight made NaN after that gave uniform masses without a word."""
+    from wrd_score.weights import IDFTable
+
+    table = WRDScorer(weights="idf").idf_table(REFS)
+    metric = WRDScore(weights="idf", idf=table)
+    table.weights["get"] = float("nan")
+    with pytest.raises(ValueError, match="idf gave token 'get' the weight nan"):
+        metric.update(PREDS[:2], REFS[:2])
+    with pytest.raises(ValueError, match=r"IDFTable weights\['get'\] must be finite"):
+        WRDScore(weights="idf", idf=IDFTable({"get": float("inf")}, 1.0, -1, "mine"))
+    with pytest.raises(ValueError, match=r"idf\['get'\] must be finite"):
+        WRDScore(weights="idf", idf={"get": float("inf")})

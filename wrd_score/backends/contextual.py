@@ -241,6 +241,17 @@ class ContextualBackend(WindowedStates):
             return tok.convert_ids_to_tokens(ids)
         return [unit for unit, _, _ in unit_spans(text, self.tokenizer_name)]
 
+    def _refuse_non_finite(self, texts: List[str], spans: List[np.ndarray], tokens: List[str], norms: np.ndarray) -> None:
+        # NaN states (a diverged checkpoint, float16 overflow) gave NaN P and R, an F1 of 0.0 and a mean F1 over the
+        # other examples that looked like a score.
+        row = int(np.flatnonzero(~np.isfinite(norms))[0])
+        text = next(texts[i] for i, span in enumerate(spans) if row in span)
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        hint = f"; dtype={self.loaded.dtype!r} overflows more easily than 'float32'" if self.loaded.dtype != "float32" \
+            else ""
+        raise ValueError(f"model {self.loaded.name!r} gave NaN or inf hidden states for {tokens[row]!r} in "
+                         f"{shown!r}: its weights hold NaN or inf, or its activations overflow{hint}")
+
     def encode(self, texts: Sequence[str], keep_special: bool = False) -> ContextualEncoded:
         """One row per unit occurrence; ``keep_special`` adds the special-token rows (flagged in ``special``)."""
         texts = list(texts)
@@ -277,6 +288,8 @@ class ContextualBackend(WindowedStates):
             states[0].vectors.shape[1] if states else 0)
         vectors = np.concatenate(rows_vec).astype(np.float64, copy=False) if tokens else np.zeros((0, dim))
         norms = np.linalg.norm(vectors, axis=1)
+        if not np.isfinite(norms).all():
+            self._refuse_non_finite(texts, spans, tokens, norms)
         zero = norms <= 1e-12
         units = np.divide(vectors, norms[:, None], out=np.zeros_like(vectors), where=~zero[:, None])
         return ContextualEncoded(units=units, norms=norms, exact_only=np.zeros(len(tokens), dtype=bool),

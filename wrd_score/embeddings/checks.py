@@ -13,7 +13,7 @@ from ..files import open_input
 from .vectors import dequantize_rows, quantize_rows, safe_norms
 
 __all__ = ["MAX_NPZ_ENTRIES", "MAX_NPZ_BYTES", "MAX_DIM", "MAX_NGRAM_N", "MAX_WORD_BYTES", "FLOAT16_TOLERANCE",
-           "INT8_TOLERANCE", "SCALE_ARRAYS", "check_scales",
+           "INT8_TOLERANCE", "SCALE_ARRAYS", "overflowing_norms", "check_scales",
            "DF_ARRAYS", "Refused", "check_storable", "check_df_arrays", "check_distinct_words", "check_npz_sizes",
            "check_text_rows", "check_binary_rows", "check_word2vec_header", "check_fasttext_header"]
 
@@ -39,6 +39,16 @@ FLOAT16_TOLERANCE = 0.01
 INT8_TOLERANCE = 0.05
 #: The per-row scales that go with int8-stored arrays of an ``.npz``.
 SCALE_ARRAYS = {"vectors": "vector_scales", "ngram_vectors": "ngram_scales"}
+
+
+def overflowing_norms(matrix: np.ndarray) -> np.ndarray:
+    """Which rows of a finite matrix have a norm past float64's range (only float64 and wider tables can: a float32
+    row's norm is under 1e41).  Finite entries of 1e308 gave an inf norm, and the text's norm masses fell back to
+    uniform."""
+    if matrix.dtype.kind != "f" or matrix.dtype.itemsize <= 4:
+        return np.zeros(len(matrix), dtype=bool)
+    with np.errstate(over="ignore"):
+        return ~np.isfinite(safe_norms(matrix.astype(np.float64, copy=False)))
 
 
 def check_storable(matrix: Optional[np.ndarray], dtype: str, what: str) -> None:

@@ -22,7 +22,8 @@ import numpy as np
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
 from ..checks import check_choice
-from .checks import MAX_DIM, MAX_NGRAM_N, check_df_arrays, check_distinct_words, check_storable
+from .checks import (MAX_DIM, MAX_NGRAM_N, check_df_arrays, check_distinct_words, check_storable,
+                     overflowing_norms)
 from .formats import (EMBEDDING_FORMATS, STORED_DTYPES, EmbeddingFormatName, StoredDtypeName, file_sha256,
                       guess_format, read_gensim_format, read_gensim_pickle, read_glove_package, read_npz, save_npz,
                       stored_arrays)
@@ -176,6 +177,11 @@ class StaticEmbedding:
             raise ValueError(
                 f"embedding {name!r} has {int(bad.sum())} vectors with NaN or inf values (e.g. {first}); refusing to load it"
             )
+        huge = overflowing_norms(vectors)
+        if huge.any():
+            first = [words[i] for i in np.flatnonzero(huge)[:5]]
+            raise ValueError(f"embedding {name!r} has {int(huge.sum())} vectors whose norm overflows to inf (e.g. "
+                             f"{first}); refusing to load it")
         if ngram_vectors is not None:
             ngram_vectors = np.asarray(ngram_vectors)
             if ngram_vectors.ndim != 2 or ngram_vectors.shape[1] != vectors.shape[1] or ngram_vectors.shape[0] == 0:
@@ -185,6 +191,8 @@ class StaticEmbedding:
                 )
             if not np.isfinite(ngram_vectors).all():
                 raise ValueError(f"embedding {name!r} has NaN or inf values in its n-gram vectors")
+            if overflowing_norms(ngram_vectors).any():
+                raise ValueError(f"embedding {name!r} has n-gram vectors whose norm overflows to inf")
             if not (1 <= min_n <= max_n <= MAX_NGRAM_N):
                 raise ValueError(f"n-gram lengths must satisfy 1 <= min_n <= max_n <= {MAX_NGRAM_N}, got {min_n}, {max_n}")
         if (df_table is None) != (df_documents is None):

@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import fields
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..deps import require
-from ..checks import check_int, check_texts, reference_lists
+from ..checks import check_int, check_number, check_texts, reference_lists
 from ..scorer import WRDScorer, result_dict
 from ..options import Options
+from ..plot import _figure
 from ..weights import shared_idf, table_digest
 
 torch = require("torch", "torchmetrics")
@@ -54,6 +55,8 @@ _OPTIONS = frozenset(f.name for f in fields(Options))
 _MAX_INDEX = 2**53
 #: "no index given" in the index state.
 _UNSET = -1.0
+#: What :meth:`WRDScore.plot` draws of a compute() result: the scalars (the rest are lists and the signature).
+_PLOTTED = ("mean_precision", "mean_recall", "mean_f1")
 
 
 def _digest(prediction: str, references: List[str]) -> float:
@@ -157,6 +160,48 @@ class WRDScore(Metric):
             setattr(self, attr, incoming_state[attr])
         super().merge_state(own)  # reduced as [own, incoming]
 
+    def plot(self, val: Any = None, ax: Any = None) -> Tuple[Any, Any]:
+        """Plot the mean precision, recall and F1 of one :meth:`compute` (or ``forward``) result, or of a list of
+        them as steps (torchmetrics' convention); ``val=None`` plots :meth:`compute` now.  ``ax``: a matplotlib
+        ``Axes`` to draw on, else a new figure.  Returns ``(figure, axes)``; needs the ``plot`` extra."""
+        if ax is None:
+            # A Figure of its own, not pyplot's (plot.py's rule): nothing is left open in the caller's process.
+            ax = _figure(6.4, 4.8).add_subplot()
+        elif not isinstance(ax, require("matplotlib.axes", "plot").Axes):
+            raise TypeError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+        if val is None:
+            val = self.compute()
+        if isinstance(val, Mapping):
+            series = _plotted_means("val", val)
+        elif isinstance(val, (list, tuple)):
+            if not val:
+                raise ValueError("val is an empty list: give compute() results, one a step")
+            steps = [_plotted_means(f"val[{i}]", step) for i, step in enumerate(val)]
+            for i, step in enumerate(val[1:], 1):
+                # A series of steps is one configuration's: another variant or table would read as a trend.
+                if "signature" in step and "signature" in val[0] and step["signature"] != val[0]["signature"]:
+                    raise ValueError(f"val[{i}] was computed with signature {step['signature']}, val[0] with "
+                                     f"{val[0]['signature']}: the steps of one plot must share one configuration")
+            series = {name: torch.tensor([step[name] for step in steps], dtype=torch.float64) for name in _PLOTTED}
+        else:
+            raise TypeError(f"val must be a compute() result (a dict) or a list of them, got {type(val).__name__}")
+        values = torch.cat([v.reshape(-1) for v in series.values()])
+        low, high = _score_range(self.options)
+        # A bound the values pass (a result of another configuration) is not drawn.
+        low = low if low is not None and bool((values >= low).all()) else None
+        high = high if bool((values <= high).all()) else None
+        plot_values = require("torchmetrics.utilities.plot", "torchmetrics").plot_single_or_multi_val
+        plot_values(series, ax=ax, higher_is_better=self.higher_is_better, lower_bound=low, upper_bound=high,
+                    name=self.__class__.__name__)
+        if low is None or high is None:
+            # torchmetrics pads a missing bound by a tenth of the data's own spread, which put the lowest
+            # rescaled score on the axes' edge: pad the whole span shown, as it does between two bounds.
+            bottom = min(float(values.min()), 0.0 if low is None else low)
+            top = max(float(values.max()), 1.0 if high is None else high)
+            pad = 0.1 * (top - bottom)
+            ax.set_ylim(bottom - pad, top + pad)
+        return ax.figure, ax
+
     def compute(self) -> Dict[str, Any]:
         """:meth:`WRDScorer.score`'s dict over all examples of all ranks, in dataset order."""
         signature = self._signature()
@@ -189,3 +234,27 @@ class WRDScore(Metric):
             precision, recall, f1, best = precision[keep], recall[keep], f1[keep], best[keep]
         return result_dict(precision.tolist(), recall.tolist(), f1.tolist(), [int(b) for b in best.tolist()],
                            signature)
+
+
+def _plotted_means(name: str, result: Any) -> Dict[str, Any]:
+    """The three means of one compute() result as 0-d tensors, checked (``name``: where it is in ``val``)."""
+    if not isinstance(result, Mapping):
+        raise TypeError(f"{name} must be a compute() result (a dict), got {type(result).__name__}")
+    means = {}
+    for key in _PLOTTED:
+        if key not in result:
+            raise ValueError(f"{name} has no {key!r}: give a compute() result (a dict with {', '.join(_PLOTTED)})")
+        value = result[key]
+        if isinstance(value, torch.Tensor) and value.numel() == 1:  # BERTScore.plot's form: tensor(v).mean()
+            value = value.item()
+        means[key] = torch.tensor(check_number(f"{name}[{key!r}]", value), dtype=torch.float64)
+    return means
+
+
+def _score_range(options: Options) -> Tuple[Optional[float], float]:
+    """The lowest and highest score the options allow (the class's plot bounds are torchmetrics constants, and
+    scores below 0 would fall off them); no floor for rescaled scores, ``(x - b) / (1 - b)`` with the
+    baseline's ``b``."""
+    if options.rescale_with_baseline:
+        return None, 1.0
+    return (0.0 if options.clip_negative else -1.0), 1.0
