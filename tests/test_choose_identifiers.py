@@ -67,3 +67,26 @@ def test_choose_skips_an_ineligible_file_however_well_it_ranks(bench):
     result = bench.choose(cands, scores, dev, rouge, "best/wrd/norm", ineligible={"best": "not eligible: no negation"})
     assert result["chosen"].label == "second/wrd/norm"
     assert result["why"]["best/wrd/norm"] == "not eligible: no negation"
+
+
+def test_post_specialised_candidates_are_their_recipes_plus_the_map(bench):
+    """0.5.0's grid adds the map to the two eligible recipes that led 0.4.0's rule: one step more each, nothing else
+    in the command changed, and the recipe it is compared with is one of the grid's candidates."""
+    def without_map_and_name(command):
+        return command.replace(" --post-specialize linear", "").rsplit(" --name ", 1)[0]
+
+    for recipe in ("distilled+cf(repel)+verbs(0.5)+morph", "distilled+cf+verbs+df+morph"):
+        command, steps = bench.FILES[recipe + "+post"]
+        base_command, base_steps = bench.FILES[recipe]
+        assert steps == base_steps + 1 and recipe + "+post" not in bench.INCOMPLETE
+        assert "--post-specialize linear" in command
+        assert without_map_and_name(command) == without_map_and_name(base_command)
+    assert bench.RECIPE_04.split("/")[0] in bench.FILES
+
+
+def test_the_shipped_default_records_the_map_it_was_built_with():
+    from wrd_score.embeddings import load_embedding
+
+    meta = load_embedding("default").meta["specialize"]
+    assert meta["post_specialize"]["method"].startswith("linear") and meta["post_specialize"]["mapped"] > 0
+    assert "--post-specialize linear" in meta["command"] and meta["counterfit"]["k_synonym"] == 0.0
