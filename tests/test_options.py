@@ -125,6 +125,18 @@ def test_every_surface_documents_the_preset():
     assert "preset (str):" in wrd_score.options.docstring_args()
 
 
+def test_the_docstring_never_splits_an_embedding_name_across_lines():
+    """textwrap broke lines after a hyphen: evaluate's help read "wrd-minilm-cf-morph-" at a line's end and "post:"
+    on the next, the name of another shipped file with a stray word after it."""
+    from wrd_score.embeddings.store import NAMED_EMBEDDINGS
+
+    lines = wrd_score.options.docstring_args().splitlines()
+    assert not [line for line in lines if line.endswith("-")]
+    text = " ".join(line.strip() for line in lines)
+    for name in NAMED_EMBEDDINGS:
+        assert f"{name}:" in text
+
+
 # --------------------------------------------------------------------------- surfaces
 def test_cli_preset_flag(odd_sentences, run_cli):
     code, out, _ = run_cli("score", "--strings", "-c", "get count", "-r", "size", "--preset", "sentences",

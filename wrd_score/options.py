@@ -473,8 +473,9 @@ def docstring_args(indent: str = "    ") -> str:
     out = []
     for info in option_info():
         head = f"{indent}{info.name} ({_type_label(info)}): "
+        # Not at hyphens: a name cut there ("wrd-minilm-cf-morph-" / "post") read as another embedding's.
         out.append(textwrap.fill(info.describe(), width=110, initial_indent=head,
-                                 subsequent_indent=indent + "    "))
+                                 subsequent_indent=indent + "    ", break_on_hyphens=False))
     return "\n".join(out)
 
 

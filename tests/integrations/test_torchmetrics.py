@@ -356,6 +356,11 @@ def test_plot_keeps_scores_below_zero_in_view():
      r"val\['mean_precision'\] must be a finite number, got inf"),
     ({"mean_precision": torch.tensor([0.5, 0.5]), "mean_recall": 1.0, "mean_f1": 1.0}, TypeError,
      r"val\['mean_precision'\] must be a finite number, got tensor"),
+    # Finite, but the axes' span overflowed: matplotlib's "Axis limits cannot be NaN or Inf" from deep inside.
+    ({"mean_precision": -1e308, "mean_recall": 1.0, "mean_f1": 1e308}, ValueError,
+     r"val\['mean_precision'\] must be a number in \[-1e\+300, 1e\+300\] .*, got -1e\+308"),
+    ([{"mean_precision": 1.7e308, "mean_recall": 1.0, "mean_f1": 1.0}], ValueError,
+     r"val\[0\]\['mean_precision'\] must be a number in \[-1e\+300, 1e\+300\]"),
 ])
 def test_plot_refuses_a_bad_val_by_name(val, error, message):
     pytest.importorskip("matplotlib")
@@ -371,6 +376,12 @@ def test_plot_refuses_steps_of_different_configurations_and_a_bad_ax():
     with pytest.raises(ValueError, match=r"val\[1\] was computed with signature .*variant:paper.* val\[0\] with "
                                          r".*variant:wrd"):
         wrd.plot(steps)
+    # A step without a signature (built by hand) is no reference: the steps that have one must still agree.
+    unsigned = {name: steps[0][name] for name in ("mean_precision", "mean_recall", "mean_f1")}
+    with pytest.raises(ValueError, match=r"val\[2\] was computed with signature .*variant:paper.* val\[1\] with "
+                                         r".*variant:wrd"):
+        wrd.plot([unsigned, *steps])
+    wrd.plot([unsigned, steps[0], steps[0]])
     with pytest.raises(TypeError, match="ax must be a matplotlib Axes, got Figure"):
         from matplotlib.figure import Figure
 

@@ -57,6 +57,9 @@ _MAX_INDEX = 2**53
 _UNSET = -1.0
 #: What :meth:`WRDScore.plot` draws of a compute() result: the scalars (the rest are lists and the signature).
 _PLOTTED = ("mean_precision", "mean_recall", "mean_f1")
+#: The largest magnitude plot() draws: matplotlib's and torchmetrics' margins (a tenth of the span, twice) keep the
+#: axes' limits finite; at 1e308 they overflowed to inf deep in matplotlib ("Axis limits cannot be NaN or Inf").
+_MAX_PLOTTED = 1e300
 
 
 def _digest(prediction: str, references: List[str]) -> float:
@@ -177,11 +180,13 @@ class WRDScore(Metric):
             if not val:
                 raise ValueError("val is an empty list: give compute() results, one a step")
             steps = [_plotted_means(f"val[{i}]", step) for i, step in enumerate(val)]
-            for i, step in enumerate(val[1:], 1):
-                # A series of steps is one configuration's: another variant or table would read as a trend.
-                if "signature" in step and "signature" in val[0] and step["signature"] != val[0]["signature"]:
-                    raise ValueError(f"val[{i}] was computed with signature {step['signature']}, val[0] with "
-                                     f"{val[0]['signature']}: the steps of one plot must share one configuration")
+            # A series of steps is one configuration's: another variant or table would read as a trend.  Each
+            # signature is held to the first one given, not to val[0]'s: a step built by hand may have none.
+            signed = [(i, step["signature"]) for i, step in enumerate(val) if "signature" in step]
+            for i, signature in signed[1:]:
+                if signature != signed[0][1]:
+                    raise ValueError(f"val[{i}] was computed with signature {signature}, val[{signed[0][0]}] with "
+                                     f"{signed[0][1]}: the steps of one plot must share one configuration")
             series = {name: torch.tensor([step[name] for step in steps], dtype=torch.float64) for name in _PLOTTED}
         else:
             raise TypeError(f"val must be a compute() result (a dict) or a list of them, got {type(val).__name__}")
@@ -247,7 +252,9 @@ def _plotted_means(name: str, result: Any) -> Dict[str, Any]:
         value = result[key]
         if isinstance(value, torch.Tensor) and value.numel() == 1:  # BERTScore.plot's form: tensor(v).mean()
             value = value.item()
-        means[key] = torch.tensor(check_number(f"{name}[{key!r}]", value), dtype=torch.float64)
+        value = check_number(f"{name}[{key!r}]", value)
+        means[key] = torch.tensor(check_number(f"{name}[{key!r}]", value, -_MAX_PLOTTED, _MAX_PLOTTED,
+                                               why="WRDScore's scores are at most 1"), dtype=torch.float64)
     return means
 
 
