@@ -297,6 +297,21 @@ def test_every_command_has_help(command, capsys):
     assert exit_info.value.code == 0 and out.startswith(f"usage: wrdscore {command}")
 
 
+def test_help_never_splits_an_embedding_name_across_lines(capsys, monkeypatch):
+    """argparse wraps at hyphens: `--embedding`'s help read "wrd-minilm-cf-" at a line's end and "morph-post" on the
+    next, or "wrd-minilm-cf-morph-" then "post:", the name of another shipped file with a stray word."""
+    from wrd_score.embeddings.store import NAMED_EMBEDDINGS
+
+    monkeypatch.setenv("COLUMNS", "100")
+    with pytest.raises(SystemExit):
+        cli.main(["score", "--help"])
+    lines = capsys.readouterr().out.splitlines()
+    assert not [line for line in lines if line.endswith("-") and not line.endswith(" -")]
+    text = " ".join(line.strip() for line in lines)
+    for name in NAMED_EMBEDDINGS:
+        assert f"{name}:" in text
+
+
 def test_progress_bar_on_a_terminal_only(files, capsys, monkeypatch):
     import io
 

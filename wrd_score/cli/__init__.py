@@ -43,10 +43,26 @@ class UsageError(Exception):
         self.parser = parser
 
 
+class _NoHyphenBreaks(argparse.HelpFormatter):
+    # argparse wraps at hyphens: "wrd-minilm-cf-morph-" ending a line read as another shipped embedding's name.
+    def _split_lines(self, text: str, width: int) -> List[str]:
+        import textwrap
+
+        return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width, break_on_hyphens=False)
+
+
 class _Parser(argparse.ArgumentParser):
     # Subcommand parsers are made by add_parser with the parent's class, so they raise too.
     def error(self, message: str):  # type: ignore[override]
         raise UsageError(self, message)
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # Whichever formatter a command chose (RawDescriptionHelpFormatter for its description), without the breaks;
+        # one that lays out help lines its own way (RawTextHelpFormatter) is kept as it is.
+        formatter_class = self.formatter_class
+        if getattr(formatter_class, "_split_lines", None) is argparse.HelpFormatter._split_lines:
+            formatter_class = type("Formatter", (_NoHyphenBreaks, formatter_class), {})
+        return formatter_class(prog=self.prog)
 
 
 def habit_hint(argv: List[str]) -> str:
