@@ -946,3 +946,19 @@ def test_float64_vectors_whose_norm_overflows_are_refused(tmp_path):
     vectors[1] = 1e307  # a norm of 2e307: kept
     np.savez(path, words=np.array(WORDS), vectors=vectors)
     _assert_finite(_score(path))
+
+
+@pytest.mark.parametrize("weights", ["uniform", "idf", "norm"])
+def test_a_composed_vector_that_overflows_is_refused_by_token(tmp_path, weights):
+    """Every n-gram row of a float64 table may be finite with a finite norm (5e307 each) while the mean of a token's
+    n-grams, summed first, overflows: the composed direction was NaN and the pair scored 0.0 without a word
+    (``uniform``/``idf``); with ``norm`` the mass check caught it without naming the composition."""
+    ngrams = np.zeros((4, 4))
+    ngrams[:, 0] = 5e307
+    path = tmp_path / "huge-ngrams.npz"
+    np.savez(path, words=np.array(WORDS), vectors=_vectors(), ngram_vectors=ngrams, ngram_range=np.array([3, 3]))
+    with pytest.raises(ValueError, match=r"unknown token 'zzzzzz'.*huge-ngrams.*overflow"):
+        wrd_score.score(["zzzzzz"], ["count"], embedding=str(path), weights=weights)
+    ngrams[:, 0] = 1.0  # the same table at an ordinary scale composes and scores
+    np.savez(path, words=np.array(WORDS), vectors=_vectors(), ngram_vectors=ngrams, ngram_range=np.array([3, 3]))
+    _assert_finite(wrd_score.score(["zzzzzz"], ["count"], embedding=str(path), weights=weights))

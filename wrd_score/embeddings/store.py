@@ -294,6 +294,15 @@ class StaticEmbedding:
                     table, np.fromiter(chain.from_iterable(group), dtype=np.int64, count=int(counts.sum())), counts)
                 done += len(group)
                 group, listed = [], 0
+        # Rows that are each finite with a finite norm can still sum past float64's range (a float64 table near its
+        # limit): the direction would be NaN and the pair score 0 under uniform masses, without a word.
+        with np.errstate(over="ignore", invalid="ignore"):
+            bad = ~np.isfinite(safe_norms(fresh))
+        if bad.any():
+            token = tokens[missing[int(np.flatnonzero(bad)[0])]]
+            raise ValueError(f"the vector composed for unknown token {token!r} from embedding {self.name!r}'s "
+                             f"{'n-gram' if self.ngram_vectors is not None else 'word-piece'} rows overflows float64 "
+                             "(its entries are too large to average); scale the embedding down or use oov='exact'")
         out[missing] = fresh
         with self._lock:
             for k, vector in zip(missing, fresh):
