@@ -555,11 +555,12 @@ def main(argv: Optional[List[str]] = None) -> int:
                                 INCOMPLETE)]
     chosen = result["chosen"]
     if chosen is not None and (args.extras or args.test):
+        chosen_column = f"chosen: {chosen.label} (train constraints)"
         specs = [("0.1.x default", "wrd-minilm-distilled", "wrd", "norm"),
                  ("0.2.0 default", str(CODE), "wrd", "norm*corpus-idf"),
                  ("0.2.0 file, corpus-idf", str(CODE), "wrd", "corpus-idf"),
                  ("0.4.0 default", "wrd-minilm-cf-morph", "wrd", "norm"),
-                 (f"chosen: {chosen.label} (train constraints)", chosen.embedding, chosen.variant, chosen.weights)]
+                 (chosen_column, chosen.embedding, chosen.variant, chosen.weights)]
         if args.ship:
             import subprocess
 
@@ -569,7 +570,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 subprocess.run(line.split(), check=True, cwd=REPO, stdout=subprocess.DEVNULL)
             specs.append((f"shipped: {args.ship_name} (all constraints)", args.ship, chosen.variant, chosen.weights))
         label_of = {"0.1.x default": DEFAULT_01, "0.2.0 default": DEFAULT_02,
-                    "0.2.0 file, corpus-idf": "wrd-minilm-code/wrd/corpus-idf", specs[4][0]: chosen.label}
+                    "0.2.0 file, corpus-idf": "wrd-minilm-code/wrd/corpus-idf", chosen_column: chosen.label}
 
         def scores_of(column: str) -> Dict[str, np.ndarray]:
             if column in label_of:

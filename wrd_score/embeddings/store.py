@@ -295,9 +295,9 @@ class StaticEmbedding:
                 done += len(group)
                 group, listed = [], 0
         # Rows that are each finite with a finite norm can still sum past float64's range (a float64 table near its
-        # limit): the direction would be NaN and the pair score 0 under uniform masses, without a word.
-        with np.errstate(over="ignore", invalid="ignore"):
-            bad = ~np.isfinite(safe_norms(fresh))
+        # limit): the direction would be NaN and the pair score 0 under uniform masses, without a word.  A mean
+        # whose entries stay finite has a norm no larger than its largest row's, checked on load: finite.
+        bad = ~np.isfinite(fresh).all(axis=1)
         if bad.any():
             token = tokens[missing[int(np.flatnonzero(bad)[0])]]
             raise ValueError(f"the vector composed for unknown token {token!r} from embedding {self.name!r}'s "

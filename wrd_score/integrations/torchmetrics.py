@@ -252,6 +252,7 @@ def _plotted_means(name: str, result: Any) -> Dict[str, Any]:
         value = result[key]
         if isinstance(value, torch.Tensor) and value.numel() == 1:  # BERTScore.plot's form: tensor(v).mean()
             value = value.item()
+        # Unbounded first, so that NaN or inf is named as not finite, not as out of the drawable range.
         value = check_number(f"{name}[{key!r}]", value)
         means[key] = torch.tensor(check_number(f"{name}[{key!r}]", value, -_MAX_PLOTTED, _MAX_PLOTTED,
                                                why="WRDScore's scores are at most 1"), dtype=torch.float64)
