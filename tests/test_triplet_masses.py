@@ -1,0 +1,51 @@
+"""benchmarks/triplet_masses.py, whose table in docs/tuning.md says where the default loses the dev triplets: its
+mass rows go through the library's ``idf=`` tables, so a table of each token's norm must give the default's scores
+bit for bit (else every row would measure the mechanism, not the masses), and its diagnosis must account for
+every triplet."""
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wrd_score import WRDScorer
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location("_triplet_masses", ROOT / "benchmarks" / "triplet_masses.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+def test_a_table_of_norms_gives_the_default_scores_exactly(bench):
+    preds = ["getCount", "allMatch", "a quick brown fox", "newWriter qzxv"]
+    refs = ["size", "wholeMatch", "the fast brown dog", "freshWriter"]
+    by_idf = WRDScorer(weights="idf")
+    table = bench.mass_table(by_idf)(lambda norm: norm)(preds + refs)
+    got = np.asarray(by_idf.score(preds, refs, idf=table)["f1"])
+    want = np.asarray(WRDScorer().score(preds, refs)["f1"])
+    assert got.tobytes() == want.tobytes()
+    squared = bench.mass_table(by_idf)(lambda norm: norm ** 2)(preds + refs)
+    assert not np.array_equal(np.asarray(by_idf.score(preds, refs, idf=squared)["f1"]), want)
+
+
+def test_the_diagnosis_accounts_for_every_triplet(bench):
+    text = bench.diagnosis(WRDScorer())
+    count = lambda label: int(re.search(re.escape(label) + r"[^:]*: (\d+)", text).group(1))  # noqa: E731
+    right, total = map(int, re.search(r"triplets right: (\d+) of (\d+)", text).groups())
+    by_mass = count("lost to the masses")
+    by_vectors = count("lost to the vectors")
+    assert total == sum(1 for _ in open(bench.TRIPLETS, encoding="utf-8")) - 1
+    assert right + by_mass + by_vectors == total
