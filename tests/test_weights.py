@@ -209,6 +209,35 @@ def test_normalise_keeps_the_all_zero_fallback():
     assert normalise(np.array([0.0, 3.0])).tolist() == [0.0, 1.0]
 
 
+# One normalisation rule.  normalise (one text: explain(), the POT path) summed a text's masses with numpy's pairwise
+# sum, normalise_texts (the batch scorer) in token order: from 8 tokens on the totals differed in their last bits, and
+# explain() reported P/R that differed from score()'s for 85 of 300 sentence pairs (up to 1.1e-16).
+LONG_PAIRS = [("Chinese general's son gets 10 years jail for rape", "Chinese general’s son gets 10 years’ jail for gang-rape"),
+              ("A few possible problems: 1) Such an ID system seems a little intrusive.",
+               "In mathematics, we already have a database of this sort - two them, in fact, with in MathSciNet and "
+               "Zentralblatt MATH."),
+              ("A child is walking down the street as a jeep pulls up.",
+               "A woman is walking along a road and a man in a motorcar pulls up beside her.")]
+
+
+def test_one_text_is_normalised_as_the_batch_normalises_it():
+    from wrd_score.weights import normalise, normalise_texts
+
+    mass = np.random.default_rng(0).random(24)
+    assert mass.sum() != np.add.accumulate(mass)[-1]  # not vacuous: numpy's pairwise sum differs from one in order
+    together = normalise_texts(np.concatenate([mass, mass[:3]]), np.array([24, 3]))
+    assert normalise(mass).tobytes() == together[:24].tobytes()
+
+
+@pytest.mark.parametrize("preset", ["sentences", "identifiers"])
+def test_explain_reports_the_numbers_score_gives(preset):
+    scorer = WRDScorer(preset=preset)
+    for prediction, reference in LONG_PAIRS:
+        scored = scorer.score([prediction], [reference])
+        detail = scorer.explain(prediction, reference)
+        assert (detail.precision, detail.recall) == (scored["precision"][0], scored["recall"][0]), prediction
+
+
 @pytest.mark.parametrize("weight", BAD_WEIGHTS)
 def test_an_idf_table_built_with_a_weight_out_of_range_is_refused(weight):
     from wrd_score.weights import IDFTable

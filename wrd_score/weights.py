@@ -315,20 +315,18 @@ def _lookup(idf: IDFTable, tokens: Sequence[str]) -> np.ndarray:
 
 
 def normalise(mass: np.ndarray) -> np.ndarray:
-    """Scale one side's masses to sum to 1; an all-zero side falls back to uniform masses.
-
-    Masses that are not finite and >= 0, or whose sum overflows, are refused: no fallback would score them."""
-    with np.errstate(over="ignore"):  # an overflowing sum is refused just below
-        total = mass.sum()
-    _check_totals(np.array([total]), mass)
-    if total <= 0:
-        return np.full(mass.shape, 1.0 / max(len(mass), 1))
-    return mass / total
+    """One text's masses scaled to sum to 1: :func:`normalise_texts` of one text (``explain()``, the POT path), so a
+    text has the masses the batch scorer gives it, to the last bit."""
+    return normalise_texts(mass, np.array([len(mass)]))
 
 
 def normalise_texts(raw: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """:func:`normalise` on every text at once: ``raw`` holds the texts' masses end to end, ``lengths`` how many each
-    text has (the batch scorer's layout)."""
+    """Each text's masses scaled to sum to 1: the one normalisation rule.  ``raw`` holds the texts' masses end to end,
+    ``lengths`` how many each text has (the batch scorer's layout).
+
+    A text's total is its masses summed in token order.  A text whose masses are all zero gets uniform masses (its
+    tokens count equally); masses that are not finite and >= 0, or whose sum overflows, are refused: no fallback
+    would score them."""
     owner = np.repeat(np.arange(len(lengths)), lengths)
     with np.errstate(over="ignore"):
         totals = np.bincount(owner, weights=raw, minlength=len(lengths))
