@@ -279,6 +279,14 @@ def test_an_idf_table_built_directly_refuses_what_a_users_dict_may_not_hold(bad,
         IDFTable(bad, 1.0, -1, "mine")
 
 
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_a_tensor_is_no_idf_weight(device):
+    """A meta tensor reached torch's own "Tensor.item() cannot be called on meta tensors" through numpy."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match=r"^idf\['get'\] must be a number, got tensor"):
+        score(P, R, weights="idf", idf={"get": torch.tensor(1.0, device=device), "count": 1.0})
+
+
 @pytest.mark.parametrize("n", [True, -2, 1.5, "3"])
 def test_an_idf_table_refuses_a_document_count_that_is_no_count(n):
     from wrd_score.weights import IDFTable

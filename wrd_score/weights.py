@@ -276,12 +276,15 @@ def _checked_weights(weights: Mapping[str, Any], name: str) -> Dict[str, float]:
         for token in out:
             if not isinstance(token, str):
                 raise TypeError(f"{name} keys must be strings, got {type(token).__name__} ({token!r})")
-    try:
-        values = np.fromiter(out.values(), dtype=np.float64, count=len(out))
-        ok = bool(((values >= 0) & (values <= MAX_IDF_WEIGHT)).all())  # NaN fails both
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok or not set(map(type, out.values())) <= {float}:  # fromiter reads "5" and True as numbers
+    kinds = set(map(type, out.values()))
+    ok = False
+    if kinds <= {float, int}:  # fromiter would read "5" and True as numbers, and call any object's __float__
+        try:
+            values = np.fromiter(out.values(), dtype=np.float64, count=len(out))
+            ok = bool(((values >= 0) & (values <= MAX_IDF_WEIGHT)).all())  # NaN fails both
+        except OverflowError:  # an int too large for a float: named below
+            pass
+    if not ok or (kinds != {float} and out):
         out = {token: _checked_weight(f"{name}[{token!r}]", value) for token, value in out.items()}
     return out
 
