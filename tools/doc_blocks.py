@@ -493,6 +493,8 @@ histories("docs/benchmarks.md", [
 # Issue 33's measurements of the current release: timings, re-measured by hand and re-signed (--reviewed).
 add(Record("benchmarks-evaluate-path", "docs/benchmarks.md", "python benchmarks/speed.py --only evaluate --repeat 5",
            configs=[wrd()], data=["java_method_names/java_method_names_by_file.tsv.gz"]))
+add(Record("benchmarks-idf-dict", "docs/benchmarks.md", "python benchmarks/idf_dict_cost.py",
+           configs=[wrd(weights="idf")]))
 add(Record("benchmarks-cost-per-pair", "docs/benchmarks.md", "python benchmarks/speed.py --only cliff --repeat 5",
            configs=[wrd(tokenizer="words")], data=["stsb/stsb_dev.tsv"]))
 add(Record("benchmarks-cost-per-pair-without-avx512", "docs/benchmarks.md",

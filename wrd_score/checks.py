@@ -33,7 +33,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 __all__ = ["InputTypeError", "unknown_message", "close_match_hint", "check_choice", "check_names", "check_needs",
            "needed_or_default", "check_instance", "check_int", "check_number", "check_bool", "check_text",
            "check_texts", "read_references", "reference_lists", "iter_reference_lists", "check_references",
-           "groups_of", "without_surrogates"]
+           "groups_of", "without_surrogates", "refuse_meta", "one_number"]
 
 
 # ------------------------------------------------------------------------------------------- known sets
@@ -219,6 +219,33 @@ def check_number(name: str, value: Any, minimum: Optional[float] = None, maximum
     return number
 
 
+def refuse_meta(name: str, value: Any) -> Any:
+    """``value``, unless it is a tensor on torch's meta device (a shape without values: torch's own error comes from
+    deep inside, "Cannot copy out of meta tensor"); then a ``ValueError`` naming ``name``."""
+    if getattr(value, "is_meta", False) is True:
+        raise ValueError(f"{name} is a tensor on the meta device: it has a shape and no values; give a tensor on a "
+                         "real device (.to('cpu'))")
+    return value
+
+
+def one_number(name: str, value: Any) -> Any:
+    """A tensor or array of one element as that element (torchmetrics' plot takes any tensor of one element; numpy
+    gives 0-d arrays); other values as they are, for :func:`check_number`.  More elements, or a meta tensor, is a
+    ``ValueError`` naming ``name``.
+
+    >>> import numpy as np
+    >>> one_number("mean_f1", np.array(0.5)), one_number("mean_f1", 0.5)
+    (0.5, 0.5)
+    """
+    if not (hasattr(value, "shape") and hasattr(value, "item")) or isinstance(value, numbers.Number):
+        return value  # numpy scalars have a shape too, and are numbers already
+    refuse_meta(name, value)
+    if math.prod(value.shape) != 1:
+        raise ValueError(f"{name} must be one number (a 0-d tensor or array), got a {type(value).__name__} of shape "
+                         f"{tuple(value.shape)}")
+    return value.item()
+
+
 def check_bool(name: str, value: Any) -> bool:
     """``value`` if it is ``True`` or ``False`` (not 1, not "yes"); a ``TypeError`` otherwise.
 
@@ -336,7 +363,10 @@ def _read_one(i: int, ref: Any) -> List[str]:
     if type(ref) not in _LISTS and (ref is None or not hasattr(ref, "__iter__")
                                     or isinstance(ref, (bytes, *_UNORDERED))):
         raise TypeError(f"references[{i}] must be a string or a list of strings, got {type(ref).__name__}")
-    ref = list(ref)
+    try:
+        ref = list(ref)
+    except TypeError:  # a 0-d tensor or array has __iter__ and refuses to be iterated
+        raise TypeError(f"references[{i}] must be a string or a list of strings, got {type(ref).__name__}") from None
     if not ref:
         raise ValueError(f"references[{i}] is an empty list; give at least one reference")
     for j, item in enumerate(ref):

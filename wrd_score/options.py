@@ -126,7 +126,7 @@ class Options:
                          group="contextual", accepts="or a local model folder, or a name already in the local "
                                                      "Hugging Face cache (nothing is downloaded)")
     layer: Optional[Union[int, str]] = _option(None, "contextual: hidden layer (-1: the last; 0: embeddings; "
-                                                     "'4,5,6': their mean; each layer once)", group="contextual", preset=True)
+                                                     "'4,5,6': their mean; each layer once, in any order)", group="contextual", preset=True)
     pooling: Optional[PoolingName] = _option(None, "contextual: token units", group="contextual", preset=True,
                                      values=POOLINGS)
     device: str = _option("auto", "contextual: auto (CUDA when present), cpu, cuda, cuda:N or mps",
@@ -196,7 +196,7 @@ class Options:
     def backend_key(self) -> tuple:
         """What identifies the backend these options build (the cache key of :class:`~wrd_score.WRDScorer`)."""
         if self.backend == "contextual":
-            return (self.backend, self.tokenizer, parse_layers(self.layer)) + tuple(
+            return (self.backend, self.tokenizer, tuple(sorted(parse_layers(self.layer)))) + tuple(
                 getattr(self, info.name) for info in option_info("contextual") if info.name != "layer")
         return (self.backend, self.tokenizer) + tuple(getattr(self, info.name) for info in option_info("static"))
 

@@ -17,14 +17,16 @@ import hashlib
 import json
 import math
 import numbers
+import operator
+import threading
 import weakref
 from collections import Counter
 from itertools import repeat
-from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Literal, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .checks import unknown_message
+from .checks import check_int, unknown_message
 from .signature import pinned
 
 __all__ = ["WEIGHTS", "WeightsName", "IDF_WEIGHTS", "CORPUS_IDF_WEIGHTS", "uses_idf", "uses_corpus_idf", "document_frequencies",
@@ -81,10 +83,11 @@ class IDFTable:
     """Smoothed IDF over a corpus of token lists; callable on a token."""
 
     def __init__(self, weights: Mapping[str, float], default: float, n_documents: int, source: str) -> None:
-        self.weights = dict(weights)
+        # Floats whatever was given (2, np.float32(1.5)): every way of building a table gives one table.
+        self.weights = _checked_weights(weights, "IDFTable weights")
         self.default = _checked_weight("IDFTable default", default)
-        _check_weights(self.weights, "IDFTable weights")
-        self.n_documents = n_documents
+        self.n_documents = check_int("IDFTable n_documents", n_documents, minimum=-1,
+                                     why="how many documents the table was fitted on; -1: a user's table")
         # Recorded in the signature: "refs" (fit on the call), "user@sha256:..." (the user's table, pinned
         # by its content: scores of two tables must never pass for one run) or "emb" (the embedding file's
         # table, pinned by the file's checksum in the signature).
@@ -193,17 +196,58 @@ def shared_idf(weights: WeightsName, idf: Any, references: Optional[Callable[[],
     return fit_idf(tokenize(r) for refs in references() for r in refs)
 
 
+#: The tables of the last few dicts given as ``idf=`` (:func:`user_idf`), by the dict's ``id``: a training loop passes
+#: one dict every call, and checking and pinning 250k tokens cost each call most of a second (docs/benchmarks.md,
+#: ``benchmarks/idf_dict_cost.py``).
+#: An entry is used only for a dict that holds the very key and weight objects it held, in the same order, each an
+#: exact ``str`` and ``float`` or ``int`` (immutable): the same content, whatever was done to the dict in between (a
+#: new dict at a dead one's address included: the entry keeps its objects alive).  Each entry keeps its dict's keys
+#: and weights alive, and two lists and a dict of its size.
+_USER_TABLES: Dict[int, Tuple[list, list, Tuple[Dict[str, float], float, str]]] = {}
+_USER_TABLES_MAX = 2
+_USER_TABLES_LOCK = threading.Lock()
+_IMMUTABLE_WEIGHTS = {float, int}
+
+
 def user_idf(mapping: Mapping[str, float]) -> IDFTable:
-    """Wrap a user's ``{token: weight}`` dict; unknown tokens get the largest weight in it."""
+    """Wrap a user's ``{token: weight}`` dict; unknown tokens get the largest weight in it.
+
+    A dict given again that holds the very same key and weight objects in the same order gets a copy of its last
+    table instead of being checked and pinned again (:data:`_USER_TABLES`); anything else is read anew."""
     if not isinstance(mapping, Mapping):
         raise TypeError(f"idf must be a dict of token -> weight, got {type(mapping).__name__}")
-    weights = {}
-    for token, value in mapping.items():
-        if not isinstance(token, str):
-            raise TypeError(f"idf keys must be strings, got {type(token).__name__}")
-        weights[token] = _checked_weight(f"idf[{token!r}]", value)
+    # A plain dict alone: a Mapping of the user's own may give other items each time it is read.
+    remembered = type(mapping) is dict
+    if remembered:
+        with _USER_TABLES_LOCK:
+            kept = _USER_TABLES.pop(id(mapping), None)
+            if kept is not None:
+                _USER_TABLES[id(mapping)] = kept  # the most recently used last
+        if kept is not None and _holds(mapping, kept[0], kept[1]):
+            weights, default, source = kept[2]
+            return IDFTable(weights, default, -1, source)  # a copy: its caller may change the table handed out
+    given = mapping
+    if remembered:
+        mapping = dict(mapping)  # one C call: what is checked is what is remembered, whatever another thread does
+    weights = _checked_weights(mapping, "idf")
     default = max(weights.values()) if weights else 1.0
-    return IDFTable(weights, default, -1, pinned("user", table_digest(weights)))
+    table = IDFTable(weights, default, -1, pinned("user", table_digest(weights)))
+    if remembered and set(map(type, mapping)) <= {str} and set(map(type, mapping.values())) <= _IMMUTABLE_WEIGHTS:
+        with _USER_TABLES_LOCK:
+            _USER_TABLES.pop(id(given), None)
+            _USER_TABLES[id(given)] = (list(mapping), list(mapping.values()), (weights, default, table.source))
+            while len(_USER_TABLES) > _USER_TABLES_MAX:
+                del _USER_TABLES[next(iter(_USER_TABLES))]
+    return table
+
+
+def _holds(mapping: dict, keys: list, values: list) -> bool:
+    """Whether ``mapping`` holds exactly these key and value objects, in this order (C-level passes)."""
+    try:
+        return (len(mapping) == len(keys) and all(map(operator.is_, mapping, keys))
+                and all(map(operator.is_, mapping.values(), values)))
+    except RuntimeError:  # changed by another thread while being compared
+        return False
 
 
 def _checked_weight(name: str, value: Any) -> float:
@@ -223,18 +267,26 @@ def _checked_weight(name: str, value: Any) -> float:
     return value
 
 
-def _check_weights(weights: Mapping[str, Any], name: str) -> None:
-    """Every weight of a table as :func:`_checked_weight` wants it.  One pass at C speed first: every fitted table
-    (one a call, and the embedding's 250k-token one) is built through here; the weights one by one only to name a
-    bad one."""
-    try:
-        values = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
-        ok = bool(((values >= 0) & (values <= MAX_IDF_WEIGHT)).all())  # NaN fails both
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok or not set(map(type, weights.values())) <= {float}:  # fromiter reads "5" and True as numbers
-        for token, value in weights.items():
-            _checked_weight(f"{name}[{token!r}]", value)
+def _checked_weights(weights: Mapping[str, Any], name: str) -> Dict[str, float]:
+    """A copy of a table's weights, each as :func:`_checked_weight` makes it (a float), keys strings.  One pass at C
+    speed first: every fitted table (one a call, and the embedding's 250k-token one) is built through here; the
+    weights one by one only where one is no float or out of range, to convert or name it."""
+    out = dict(weights)
+    if not set(map(type, out)) <= {str}:
+        for token in out:
+            if not isinstance(token, str):
+                raise TypeError(f"{name} keys must be strings, got {type(token).__name__} ({token!r})")
+    kinds = set(map(type, out.values()))
+    ok = False
+    if kinds <= {float, int}:  # fromiter would read "5" and True as numbers, and call any object's __float__
+        try:
+            values = np.fromiter(out.values(), dtype=np.float64, count=len(out))
+            ok = bool(((values >= 0) & (values <= MAX_IDF_WEIGHT)).all())  # NaN fails both
+        except OverflowError:  # an int too large for a float: named below
+            pass
+    if not ok or (kinds != {float} and out):
+        out = {token: _checked_weight(f"{name}[{token!r}]", value) for token, value in out.items()}
+    return out
 
 
 def table_digest(weights: Mapping[str, float]) -> str:
@@ -315,20 +367,18 @@ def _lookup(idf: IDFTable, tokens: Sequence[str]) -> np.ndarray:
 
 
 def normalise(mass: np.ndarray) -> np.ndarray:
-    """Scale one side's masses to sum to 1; an all-zero side falls back to uniform masses.
-
-    Masses that are not finite and >= 0, or whose sum overflows, are refused: no fallback would score them."""
-    with np.errstate(over="ignore"):  # an overflowing sum is refused just below
-        total = mass.sum()
-    _check_totals(np.array([total]), mass)
-    if total <= 0:
-        return np.full(mass.shape, 1.0 / max(len(mass), 1))
-    return mass / total
+    """One text's masses scaled to sum to 1: :func:`normalise_texts` of one text (``explain()``, the POT path), so a
+    text has the masses the batch scorer gives it, to the last bit."""
+    return normalise_texts(mass, np.array([len(mass)]))
 
 
 def normalise_texts(raw: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """:func:`normalise` on every text at once: ``raw`` holds the texts' masses end to end, ``lengths`` how many each
-    text has (the batch scorer's layout)."""
+    """Each text's masses scaled to sum to 1: the one normalisation rule.  ``raw`` holds the texts' masses end to end,
+    ``lengths`` how many each text has (the batch scorer's layout).
+
+    A text's total is its masses summed in token order.  A text whose masses are all zero gets uniform masses (its
+    tokens count equally); masses that are not finite and >= 0, or whose sum overflows, are refused: no fallback
+    would score them."""
     owner = np.repeat(np.arange(len(lengths)), lengths)
     with np.errstate(over="ignore"):
         totals = np.bincount(owner, weights=raw, minlength=len(lengths))

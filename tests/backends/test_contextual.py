@@ -135,6 +135,21 @@ def test_layer_choice_and_mean_of_layers(hf, layer, expected):
     assert np.allclose(enc.units * enc.norms[:, None], want, atol=1e-4)
 
 
+def test_the_order_of_layers_moves_neither_scores_nor_signature():
+    """Several layers are averaged, a set: "5,4" and "4,5" scored the same under two signatures (layer:5+4 and
+    layer:4+5), and three layers summed in another order differed by up to 4.4e-9 (float32 sums): now the layers are
+    averaged and signed in ascending order whatever order they are given in."""
+    preds = ["A child is walking down the street as a jeep pulls up.", "Stocks fell on Monday.", "getCount"]
+    refs = ["A woman is walking along a road and a man in a motorcar pulls up beside her.", "Markets dropped.", "size"]
+    runs = {repr(layer): WRDScorer(backend="contextual", device="cpu", layer=layer).score(preds, refs)
+            for layer in ("6,4,5", "4,5,6", [5, -1, 4], "5,4", "4,5", (-2, 4))}
+    assert runs["'6,4,5'"] == runs["'4,5,6'"] == runs["[5, -1, 4]"]
+    assert "|layer:4+5+6|" in runs["'4,5,6'"]["signature"]
+    assert runs["'5,4'"] == runs["'4,5'"] == runs["(-2, 4)"]
+    assert "|layer:4+5|" in runs["'5,4'"]["signature"]
+    assert WRDScorer(backend="contextual", layer="5,4").backend is WRDScorer(backend="contextual", layer="4,5").backend
+
+
 def test_parse_layers_and_default():
     assert parse_layers(None) == parse_layers(DEFAULT_LAYER)
     assert parse_layers("5") == (5,)

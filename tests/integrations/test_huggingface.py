@@ -89,6 +89,22 @@ def test_integer_3d_arrays_and_per_batch_lists_are_refused_not_argmaxed():
         hook((PRED, [LABELS[:1], LABELS[1:]]))
 
 
+@pytest.mark.parametrize("which", ["predictions", "label_ids"])
+def test_meta_tensors_are_refused_by_name(which):
+    torch = pytest.importorskip("torch")
+    arrays = {"predictions": torch.tensor(PRED), "label_ids": torch.tensor(LABELS)}
+    arrays[which] = arrays[which].to("meta")
+    with pytest.raises(ValueError, match=rf"^{which} is a tensor on the meta device: it has a shape and no values"):
+        transformers_hook(ToyTokenizer())((arrays["predictions"], arrays["label_ids"]))
+
+
+def test_references_that_cannot_be_iterated_are_refused_by_name():
+    torch = pytest.importorskip("torch")
+    for refs in (torch.zeros(2), np.zeros(2), torch.zeros(2, device="meta")):
+        with pytest.raises(TypeError, match=r"^references\[0\] must be a string or a list of strings, got "):
+            wrd_score.score(["a", "b"], refs)
+
+
 def test_embedding_loaded_once(monkeypatch):
     hook = transformers_hook(ToyTokenizer())
     # Forget every cached backend and forbid loading: evaluations must reuse the hook's own scorer.

@@ -8,6 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torchmetrics")
@@ -354,8 +355,16 @@ def test_plot_keeps_scores_below_zero_in_view():
      r"val\[0\]\['mean_f1'\] must be a finite number, got nan"),
     ({"mean_precision": float("inf"), "mean_recall": 1.0, "mean_f1": 1.0}, ValueError,
      r"val\['mean_precision'\] must be a finite number, got inf"),
-    ({"mean_precision": torch.tensor([0.5, 0.5]), "mean_recall": 1.0, "mean_f1": 1.0}, TypeError,
-     r"val\['mean_precision'\] must be a finite number, got tensor"),
+    ({"mean_precision": torch.tensor([0.5, 0.5]), "mean_recall": 1.0, "mean_f1": 1.0}, ValueError,
+     r"val\['mean_precision'\] must be one number \(a 0-d tensor or array\), got a Tensor of shape \(2,\)"),
+    ({"mean_precision": np.array([0.5, 0.5]), "mean_recall": 1.0, "mean_f1": 1.0}, ValueError,
+     r"val\['mean_precision'\] must be one number \(a 0-d tensor or array\), got a ndarray of shape \(2,\)"),
+    ({"mean_precision": np.array(True), "mean_recall": 1.0, "mean_f1": 1.0}, TypeError,
+     r"val\['mean_precision'\] must be a finite number, got True"),
+    ({"mean_precision": np.array(np.nan), "mean_recall": 1.0, "mean_f1": 1.0}, ValueError,
+     r"val\['mean_precision'\] must be a finite number, got nan"),
+    ({"mean_precision": torch.tensor(0.5, device="meta"), "mean_recall": 1.0, "mean_f1": 1.0}, ValueError,
+     r"val\['mean_precision'\] is a tensor on the meta device"),
     # Finite, but the axes' span overflowed: matplotlib's "Axis limits cannot be NaN or Inf" from deep inside.
     ({"mean_precision": -1e308, "mean_recall": 1.0, "mean_f1": 1e308}, ValueError,
      r"val\['mean_precision'\] must be a number in \[-1e\+300, 1e\+300\] .*, got -1e\+308"),
@@ -367,6 +376,33 @@ def test_plot_refuses_a_bad_val_by_name(val, error, message):
     with pytest.raises(error, match=message) as info:
         WRDScore().plot(val)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("zero_d", [np.array(0.5), np.float32(0.5), torch.tensor(0.5), torch.tensor([0.5]),
+                                    np.array([[0.5]]), torch.tensor(0.5, dtype=torch.float16)])
+def test_plot_takes_a_mean_as_any_one_number_compute_may_give(zero_d):
+    """torchmetrics' own plot takes a tensor of one element; a compute() value may also be a 0-d numpy array."""
+    pytest.importorskip("matplotlib")
+    fig, ax = WRDScore().plot({"mean_precision": zero_d, "mean_recall": 0.25, "mean_f1": 1.0})
+    drawn = sorted(float(y) for line in ax.get_lines() for y in line.get_ydata())
+    assert drawn == [0.25, 0.5, 1.0]
+
+
+def test_meta_tensors_are_refused_by_name():
+    """A tensor on the meta device has a shape and no values: torch's own errors came from deep inside (.tolist():
+    "Cannot copy out of meta tensor"; .item(): "cannot be called on meta tensors")."""
+    meta = torch.tensor([0, 1], device="meta")
+    with pytest.raises(ValueError, match=r"^indexes is a tensor on the meta device: it has a shape and no values"):
+        WRDScore().update(["a", "b"], ["a", "b"], indexes=meta)
+    with pytest.raises(TypeError, match=r"references\[0\] must be a string or a list of strings, got Tensor"):
+        WRDScore().update(["a", "b"], torch.zeros(2, device="meta"))
+    metric = WRDScore()
+    metric.update(["a"], ["a"])
+    metric.to("meta")
+    with pytest.raises(ValueError, match=r"WRDScore is on the meta device"):
+        metric.compute()
+    with pytest.raises(ValueError, match=r"WRDScore is on the meta device"):
+        metric.update(["a"], ["a"])
 
 
 def test_plot_refuses_steps_of_different_configurations_and_a_bad_ax():

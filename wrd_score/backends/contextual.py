@@ -85,7 +85,8 @@ def parse_layers(layer: Any) -> Tuple[int, ...]:
     """Normalise a ``layer`` option: ``None`` (default), an int, ints, or ``"4"``/``"4,5,6"``.
 
     Negative numbers count from the last layer (``-1`` is the last); 0 is the embedding layer.
-    Several layers are averaged.
+    Several layers are averaged: a set, each layer once, in any order (the backend averages and signs them in
+    ascending order: ``"6,4,5"`` is ``"4,5,6"``).
 
     >>> parse_layers(None) == parse_layers(DEFAULT_LAYER)
     True
@@ -194,7 +195,10 @@ class ContextualBackend(WindowedStates):
                 raise ValueError(f"layer {value} is out of range for {self.loaded.name} "
                                  f"(0 = embeddings .. {n}, or -1 .. -{n + 1})")
             layers.append(index)
-        self.layers = _each_once(layer, tuple(layers), f" (of {self.loaded.name}'s layers 0 .. {n}, -1 is {n})")
+        # Ascending, whatever order they were given in: a mean of layers is a mean over a set, and one set must have
+        # one signature and one summation order (three layers summed in two orders differed by up to 4.4e-9).
+        self.layers = tuple(sorted(_each_once(layer, tuple(layers), f" (of {self.loaded.name}'s layers 0 .. {n}, "
+                                                                     f"-1 is {n})")))
         self.pooling = pooling
         self.tokenizer_name = tokenizer
         self.batch_size = int(batch_size)

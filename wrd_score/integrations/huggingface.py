@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
 
-from ..checks import check_int, check_references, read_references
+from ..checks import check_int, check_references, read_references, refuse_meta
 from ..scorer import WRDScorer
 from ..weights import IDFTable, shared_idf
 from . import check_scorer_batch_size
@@ -82,7 +82,7 @@ class WRDScoreComputeMetrics:
             raise ValueError(f"{name} is a list of per-batch arrays (Trainer(eval_do_concat_batches=False)); "
                              "concatenate them along the batch axis, or leave eval_do_concat_batches on")
         if hasattr(value, "detach"):  # a torch tensor; numpy has no bfloat16
-            value = value.detach().cpu()
+            value = refuse_meta(name, value).detach().cpu()
             value = (value.float() if value.is_floating_point() else value).numpy()
         try:
             return np.asarray(value)

@@ -38,7 +38,7 @@ from dataclasses import fields
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..deps import require
-from ..checks import check_int, check_number, check_texts, reference_lists
+from ..checks import check_int, check_number, check_texts, one_number, reference_lists, refuse_meta
 from ..scorer import WRDScorer, result_dict
 from ..options import Options
 from ..plot import _figure
@@ -118,8 +118,15 @@ class WRDScore(Metric):
     def _values(self, values: Sequence[float]) -> Any:
         return torch.tensor(values, dtype=torch.float64, device=self.device)
 
+    def _refuse_meta(self) -> None:
+        if self.device.type == "meta":
+            raise ValueError("WRDScore is on the meta device (moved with .to('meta')): its states have no values to "
+                             "keep or read; move it to a real device (.to('cpu'), .to('cuda')) before update() or "
+                             "compute()")
+
     def update(self, preds: Sequence[str], target: Sequence[Any], indexes: Optional[Sequence[int]] = None) -> None:
         """Score this rank's ``preds`` against ``target`` and keep the per-example results."""
+        self._refuse_meta()
         predictions = check_texts("preds", preds)
         try:
             references = reference_lists(target)
@@ -140,7 +147,7 @@ class WRDScore(Metric):
         if indexes is None:
             return [_UNSET] * n
         if hasattr(indexes, "tolist"):  # a tensor or an array
-            indexes = indexes.tolist()
+            indexes = refuse_meta("indexes", indexes).tolist()
         if isinstance(indexes, (str, bytes)) or not isinstance(indexes, Sequence):
             raise TypeError(f"indexes must be a list of integers (one per example), got {type(indexes).__name__}")
         if len(indexes) != n:
@@ -209,6 +216,7 @@ class WRDScore(Metric):
 
     def compute(self) -> Dict[str, Any]:
         """:meth:`WRDScorer.score`'s dict over all examples of all ranks, in dataset order."""
+        self._refuse_meta()
         signature = self._signature()
         if bool((dim_zero_cat(self.config) != self._config()).any()):
             raise ValueError(f"the ranks were configured differently (options or idf table): their scores cannot "
@@ -250,8 +258,7 @@ def _plotted_means(name: str, result: Any) -> Dict[str, Any]:
         if key not in result:
             raise ValueError(f"{name} has no {key!r}: give a compute() result (a dict with {', '.join(_PLOTTED)})")
         value = result[key]
-        if isinstance(value, torch.Tensor) and value.numel() == 1:  # BERTScore.plot's form: tensor(v).mean()
-            value = value.item()
+        value = one_number(f"{name}[{key!r}]", value)  # tensor(v).mean() (BERTScore.plot's form), a 0-d array
         # Unbounded first, so that NaN or inf is named as not finite, not as out of the drawable range.
         value = check_number(f"{name}[{key!r}]", value)
         means[key] = torch.tensor(check_number(f"{name}[{key!r}]", value, -_MAX_PLOTTED, _MAX_PLOTTED,
