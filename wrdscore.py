@@ -112,6 +112,7 @@ class WRDScore(evaluate.Metric):
     # run, so what is stored (and what _compute reads back) is the library's reading of the input.
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of predictions and references (references: strings, lists of strings, or both)."""
+        wrd_score.integrations.huggingface.check_given_together(predictions=predictions, references=references)
         if predictions is not None:
             predictions = wrd_score.checks.check_texts("predictions", predictions)
         if references is not None:
@@ -120,6 +121,7 @@ class WRDScore(evaluate.Metric):
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one prediction and its reference (a string or a list of strings)."""
+        wrd_score.integrations.huggingface.check_given_together(prediction=prediction, reference=reference)
         if prediction is not None:
             prediction = wrd_score.checks.check_texts("prediction", [prediction])[0]
         if reference is not None:

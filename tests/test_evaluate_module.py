@@ -268,3 +268,22 @@ def test_an_idf_table_with_a_weight_that_is_not_finite_is_refused(module_path):
         metric.compute(predictions=["getCount size"], references=["get_count length"], weights="idf", idf=table)
     with pytest.raises(ValueError, match=r"idf\['get'\] must be finite"):
         metric.compute(predictions=["getCount"], references=["get_count"], weights="idf", idf={"get": float("inf")})
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.compute(predictions=["getCount"]),
+    lambda m: m.compute(references=["get_count"]),
+    lambda m: m.add_batch(predictions=["getCount"]),
+    lambda m: m.add_batch(references=["get_count"]),
+    lambda m: m.add(prediction="getCount"),
+    lambda m: m.add(reference=["get_count", "size"]),
+])
+def test_an_input_without_its_partner_is_named(module_path, call):
+    # Red-team review 4: predictions without references (or the other way round) met "object of type 'NoneType'
+    # has no len()" deep inside evaluate (compute), or were stored with the partner missing (add).
+    metric = evaluate.load(module_path)
+    with pytest.raises(ValueError, match=r"^(predictions|references|prediction|reference) given without "
+                                         r"(references|predictions|reference|prediction): give both"):
+        call(metric)
+    # Nothing was stored: the module still scores a whole call.
+    assert metric.compute(predictions=["getCount"], references=["get_count"])["f1"] == [1.0]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -357,3 +358,72 @@ def test_a_path_to_a_shipped_file_behaves_like_its_name(how, tmp_path, run_cli):
     assert by_path == by_name  # the same masses (norm*corpus-idf), scores and signature
     code, out, err = run_cli("score", "-c", "getCount", "-r", "size", "--embedding", path)
     assert code == 0 and out == run_cli("score", "-c", "getCount", "-r", "size")[1], err
+
+
+# ------------------------------------------------------------------ red-team review 4 (0.5.0)
+def test_a_dataframe_is_refused_not_read_as_its_column_names():
+    # Iterating over a pandas DataFrame gives its column labels: a one-column frame of predictions and one of
+    # references scored the two column names against each other, one pair, without a word.
+    pd = pytest.importorskip("pandas")
+    from wrd_score import score
+    from wrd_score.checks import read_references
+
+    preds, refs = pd.DataFrame({"get count": ["x", "y"]}), pd.DataFrame({"size": ["z", "w"]})
+    with pytest.raises(TypeError, match=r"^predictions must be a list of strings, got DataFrame .*column"):
+        score(preds, refs)
+    with pytest.raises(TypeError, match=r"^references must be .*, got DataFrame .*column"):
+        score(["a", "b"], refs)
+    with pytest.raises(TypeError, match="got DataFrame"):
+        read_references(refs)
+    # A column (a Series) is a list of texts, as before.
+    assert score(preds["get count"], refs["size"])["f1"] == score(["x", "y"], ["z", "w"])["f1"]
+
+
+@pytest.mark.parametrize("predictions, references, error, message", [
+    ("get count", "size xyz", TypeError, r"^predictions must be a list of strings, got str"),
+    (["a", "b"], "ab", TypeError, r"^references must be a list of strings or of lists of strings, got str"),
+    ({"a"}, {"b"}, TypeError, r"^predictions must be a list of strings, got set"),
+    ((t for t in ["a"]), ["a"], None, None),  # read once, like one score() call
+    (["a", None], ["a", "b"], TypeError, r"^predictions\[1\] must be a string"),
+    (["a"], ["a", "b"], ValueError, "same length, got 1 and 2"),
+])
+def test_score_chunked_reads_its_inputs_as_one_call_does(predictions, references, error, message):
+    # Two strings of one length were sliced into characters and scored pair by pair (score_chunked("abc", "abd")
+    # gave three scores); a set or a generator ended in "'set' object is not subscriptable" / "has no len()".
+    from wrd_score import WRDScorer
+    from wrd_score.stream import score_chunked
+
+    scorer = WRDScorer()
+    if error is None:
+        assert score_chunked(scorer, predictions, references, chunk_size=1) == scorer.score(["a"], ["a"])
+        return
+    with pytest.raises(error, match=message):
+        score_chunked(scorer, predictions, references, chunk_size=1)
+
+
+@pytest.mark.parametrize("content, suffix, message", [
+    ("get\t1.0\ncount\t2.0\nget\t3.0\n", ".tsv", r"line 3: token 'get' is given twice \(first on line 1\)"),
+    ('{"get": 1.0, "count": 2.0, "get": 3.0}', ".json", "names 'get' twice"),
+])
+def test_an_idf_file_giving_a_token_twice_is_refused(run_cli, pair_files, tmp_path, content, suffix, message):
+    # The last weight won without a word (JSON and TSV alike), as a repeated word in an embedding file or a repeated
+    # key in a JSONL row is refused.
+    cands, refs = pair_files
+    idf = tmp_path / f"idf{suffix}"
+    idf.write_text(content)
+    code, _, err = run_cli("score", "-c", cands, "-r", refs, "--weights", "idf", "--idf-file", idf)
+    assert code == 2 and re.search(message, err) and str(idf) in err and err.count("\n") == 1, err
+
+
+def test_a_shard_record_naming_a_key_twice_is_refused(run_cli, pair_files, tmp_path):
+    # read_json (IDF tables, baselines, shard records) kept a repeated key's last value: a record could carry two
+    # "f1" lists, and the merge read the second.
+    cands, refs = pair_files
+    shard = tmp_path / "s1.json"
+    assert run_cli("score", "-c", cands, "-r", refs, "--shard", "1/1", "-o", shard, "-q")[0] == 0
+    text = shard.read_text()
+    forged = text.replace('"f1":', '"f1": [0.5, 0.5], "f1":', 1)
+    assert forged != text
+    shard.write_text(forged)
+    code, _, err = run_cli("merge", shard)
+    assert code == 2 and "names 'f1' twice" in err and err.count("\n") == 1, err

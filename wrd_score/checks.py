@@ -276,6 +276,12 @@ def _has_surrogates(text: str) -> bool:
 def _refuse_container(name: str, values: Any, what: str) -> None:
     if isinstance(values, (str, bytes)) or isinstance(values, _UNORDERED) or not hasattr(values, "__iter__"):
         raise TypeError(f"{name} must be {what}, got {type(values).__name__}")
+    if hasattr(values, "columns") and getattr(values, "ndim", None) == 2:
+        # A table (pandas' DataFrame) iterates over its column labels, not its rows: a one-column frame of
+        # predictions and one of references were scored as one pair, the two column names.
+        rows = ", or frame.values.tolist() for several a row" if "lists" in what else ""
+        raise TypeError(f"{name} must be {what}, got {type(values).__name__} (iterating over it gives its column "
+                        f"names, not its rows); pass one of its columns, frame[column]{rows}")
 
 
 def check_texts(name: str, values: Any) -> List[str]:

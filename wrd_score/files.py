@@ -365,16 +365,18 @@ def _header(text: str, kind: str) -> List[str]:
     return next(csv.reader(io.StringIO(text), delimiter=sep, quoting=quoting), [])
 
 
-def _unique_keys(number: int):
-    """A ``json.loads`` hook refusing a key given twice on line ``number`` (``json`` keeps the last silently)."""
-    def pairs_to_dict(pairs):
-        seen: dict = {}
-        for key, value in pairs:
-            if key in seen:
-                raise TableError(f"line {number} names {key!r} twice")
-            seen[key] = value
-        return seen
-    return pairs_to_dict
+class _RepeatedKey(ValueError):
+    """A JSON object that names its key (``args[0]``) twice."""
+
+
+def _unique_keys(pairs):
+    """The ``object_pairs_hook`` of every JSON read: a key given twice is refused (``json`` keeps the last silently)."""
+    seen: dict = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _RepeatedKey(key)
+        seen[key] = value
+    return seen
 
 
 def _read_jsonl(text: str):
@@ -385,7 +387,9 @@ def _read_jsonl(text: str):
         if not line.strip():
             continue
         try:
-            record = json.loads(line, object_pairs_hook=_unique_keys(number))
+            record = json.loads(line, object_pairs_hook=_unique_keys)
+        except _RepeatedKey as exc:
+            raise TableError(f"line {number} names {exc.args[0]!r} twice") from None
         except json.JSONDecodeError as exc:
             raise TableError(f"line {number} is not valid JSON: {exc.msg}") from None
         except RecursionError:
@@ -562,7 +566,8 @@ def write_json(out: IO[str], columns: Mapping[str, array], means: Mapping[str, f
 
 def read_json(path: str, what: str) -> Any:
     """The one reader of JSON files (IDF tables, baselines, shard records): data only, and every way a
-    file can fail to parse is a ``ValueError`` naming ``what`` file ``path``, never a traceback.
+    file can fail to parse is a ``ValueError`` naming ``what`` file ``path``, never a traceback; an object naming a
+    key twice is refused (``json`` keeps the last value without a word).
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as d:
@@ -575,7 +580,9 @@ def read_json(path: str, what: str) -> Any:
     """
     try:
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+            return json.load(handle, object_pairs_hook=_unique_keys)
+    except _RepeatedKey as exc:  # which value counts would be a guess: the last, as json.load keeps, or the first
+        raise ValueError(f"{what} file {path!r} names {exc.args[0]!r} twice in one object") from None
     except UnicodeDecodeError as exc:
         raise ValueError(f"{what} file {path!r} is not UTF-8 text (byte {exc.start})") from None
     except RecursionError:  # [[[[... deeper than the parser's stack

@@ -140,6 +140,7 @@ def read_idf_file(path: str) -> Dict[str, float]:
             raise ValueError(f"idf file {path!r} must hold a JSON object of token -> weight")
         return data
     table: Dict[str, float] = {}
+    lines: Dict[str, int] = {}
     for number, line in enumerate(iter_lines(path, "idf"), 1):
         if not line.strip():
             continue
@@ -147,5 +148,9 @@ def read_idf_file(path: str) -> Dict[str, float]:
         # A plain decimal number: float() also reads "1_0" (10) and digits of other scripts.
         if not sep or not _DECIMAL.fullmatch(value.strip()):
             raise ValueError(f"idf file {path!r}, line {number}: expected 'token<TAB>weight', got {line!r}")
+        if token in lines:  # the last weight won without a word (as json keeps a repeated key's last value)
+            raise ValueError(f"idf file {path!r}, line {number}: token {token!r} is given twice (first on line "
+                             f"{lines[token]})")
+        lines[token] = number
         table[token] = float(value)
     return table
