@@ -427,3 +427,21 @@ def test_a_shard_record_naming_a_key_twice_is_refused(run_cli, pair_files, tmp_p
     shard.write_text(forged)
     code, _, err = run_cli("merge", shard)
     assert code == 2 and "names 'f1' twice" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("prediction, reference, message", [
+    ("get count", ["size", "getCount"], r"^reference must be a string, got list"),
+    ("get count", ["getCount"], r"^reference must be a string, got list"),
+    (["get count"], "size", r"^prediction must be a string, got list"),
+    (None, "size", r"^prediction must be a string, got NoneType"),
+])
+def test_explain_draws_one_pair_and_refuses_a_list(prediction, reference, message):
+    # explain("get count", ["size", "getCount"]) explained the first reference (F1 0.108) where score() of the same
+    # input takes the best one (getCount, F1 1.0): another score for the same input, without a word. A prediction in
+    # a list was named "prediction[0]".
+    from wrd_score import WRDScorer
+
+    scorer = WRDScorer()
+    with pytest.raises(TypeError, match=message):
+        scorer.explain(prediction, reference)
+    assert scorer.explain("\ud800get count", "size").f1 == scorer.score(["\ufffdget count"], ["size"])["f1"][0]

@@ -32,7 +32,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 __all__ = ["InputTypeError", "unknown_message", "close_match_hint", "check_choice", "check_names", "check_needs",
            "needed_or_default", "check_instance", "check_int", "check_number", "check_bool", "check_text",
-           "check_texts", "read_references", "reference_lists", "iter_reference_lists", "check_references",
+           "check_texts", "check_pair", "read_references", "reference_lists", "iter_reference_lists", "check_references",
            "groups_of", "without_surrogates"]
 
 
@@ -299,6 +299,20 @@ def check_texts(name: str, values: Any) -> List[str]:
             if not isinstance(value, str):
                 raise TypeError(f"{name}[{i}] must be a string, got {type(value).__name__} ({_short(value)})")
     return without_surrogates(values)
+
+
+def check_pair(prediction: Any, reference: Any) -> Tuple[str, str]:
+    """The one check of a single pair (``explain``, the pictures): a string each, lone surrogates replaced as
+    :func:`check_texts` replaces them; a list is refused (of several references, ``score`` takes the best one: one
+    pair cannot show that).
+
+    >>> check_pair("get count", ["size", "getCount"])
+    Traceback (most recent call last):
+    ...
+    TypeError: reference must be a string, got list
+    """
+    pair = without_surrogates([check_text("prediction", prediction), check_text("reference", reference)])
+    return pair[0], pair[1]
 
 
 _LISTS = {list, tuple}

@@ -21,7 +21,7 @@ import numpy as np
 
 from .deps import require
 from .files import atomic_write
-from .checks import check_texts
+from .checks import check_pair
 from .scorer import WRDScorer, mean as mean_of_scores
 from .scoring import PairDetail
 
@@ -401,8 +401,7 @@ def _alignment(prediction: str, reference: str, *, scorer: Any = None, idf: Opti
         raise TypeError(f"scorer must be a WRDScorer, got {type(scorer).__name__}")
     # The library's reading of the texts (lone surrogates, e.g. from undecodable argv bytes, become U+FFFD): the
     # title shows what was scored, and matplotlib cannot draw a surrogate.
-    prediction = check_texts("prediction", [prediction])[0]
-    reference = check_texts("reference", [reference])[0]
+    prediction, reference = check_pair(prediction, reference)
     detail = scorer.explain(prediction, reference, idf=idf)
     title = f"prediction {_quote(prediction)}    reference {_quote(reference)}"
     if scorer.options.rescale_with_baseline:
