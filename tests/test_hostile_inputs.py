@@ -445,3 +445,27 @@ def test_explain_draws_one_pair_and_refuses_a_list(prediction, reference, messag
     with pytest.raises(TypeError, match=message):
         scorer.explain(prediction, reference)
     assert scorer.explain("\ud800get count", "size").f1 == scorer.score(["\ufffdget count"], ["size"])["f1"][0]
+
+
+def test_jsonl_strings_holding_unicode_line_separators_are_read_whole(tmp_path):
+    # JSON allows U+2028, U+2029 and U+0085 unescaped inside a string (json.dumps(ensure_ascii=False) writes them so,
+    # as files.write_table does); str.splitlines() cut the line there, and the file, the app's own scored output
+    # among them, was refused as "not valid JSON".
+    pd = pytest.importorskip("pandas")
+    from wrd_score.files import read_table, write_table
+
+    rows = pd.DataFrame({"prediction": ["get\u2028count", "a\u2029b", "size\x85"], "reference": ["size", "c", "d"],
+                         "human": ["1", "2", "3"]})
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\r\n" for r in rows.to_dict("records")),
+                    encoding="utf-8")
+    assert read_table(str(path))[["prediction", "reference"]].values.tolist() == \
+        rows[["prediction", "reference"]].values.tolist()
+    written = tmp_path / "out.jsonl"
+    write_table(rows, str(written))
+    assert read_table(str(written))["prediction"].tolist() == rows["prediction"].tolist()
+    # Lines still end at \n alone: two objects on one line are one line, refused.
+    path.write_text('{"prediction": "a", "reference": "b"}\u2028{"prediction": "c", "reference": "d"}\n',
+                    encoding="utf-8")
+    with pytest.raises(ValueError, match="line 1 is not valid JSON"):
+        read_table(str(path))

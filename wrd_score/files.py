@@ -383,8 +383,10 @@ def _read_jsonl(text: str):
     import pandas as pd
 
     records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    # Lines end at \n (a \r before it is JSON whitespace): str.splitlines() also cut at U+2028, U+2029 and U+0085,
+    # which JSON allows unescaped inside a string (json.dumps(ensure_ascii=False), write_table, write them so).
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip(" \t\r"):
             continue
         try:
             record = json.loads(line, object_pairs_hook=_unique_keys)
