@@ -469,3 +469,18 @@ def test_jsonl_strings_holding_unicode_line_separators_are_read_whole(tmp_path):
                     encoding="utf-8")
     with pytest.raises(ValueError, match="line 1 is not valid JSON"):
         read_table(str(path))
+
+
+@pytest.mark.parametrize("cell", ["1_0", "\u0663", "\uff13", "0x10", "3,5"])
+def test_a_human_score_is_a_plain_decimal_number_as_an_idf_weight_is(tmp_path, cell):
+    # float() reads "1_0" as 10 and digits of other scripts ("\u0663", Arabic-Indic 3; "\uff13", fullwidth 3) as
+    # numbers: a human column took them, where an IDF file (the other numbers read from text) refused them.
+    pytest.importorskip("pandas")
+    from wrd_score.files import read_table
+
+    path = tmp_path / "judgments.tsv"
+    path.write_text(f"prediction\treference\thuman\na\tb\t2\nc\td\t{cell}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"row 2: human must be a number \(or empty\), got {re.escape(repr(cell))}"):
+        read_table(str(path), numeric=("human",))
+    path.write_text("prediction\treference\thuman\na\tb\t 2.5 \nc\td\t-1e-3\ne\tf\tnan\ng\th\t+4\n", encoding="utf-8")
+    assert read_table(str(path), numeric=("human",))["human"].tolist()[:2] == [2.5, -0.001]

@@ -15,6 +15,7 @@ import gzip
 import json
 import math
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -33,6 +34,7 @@ __all__ = [
     "table_format",
     "TABLE_FORMATS",
     "numeric_column",
+    "DECIMAL",
     "TableError",
     "iter_lines",
     "MAX_LINE_BYTES",
@@ -157,6 +159,9 @@ class TableError(ValueError):
 TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 #: Values of a numeric column that mean "missing".
 MISSING = ("", "nan", "na", "none", "null")
+#: A number written in a text file (a human score, an IDF weight): a plain decimal, as every table writer spells one.
+#: float() also reads "1_0" (10) and the digits of other scripts ("\u0663", Arabic-Indic 3), which are refused.
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|nan)", re.I)
 
 
 def table_format(path: str) -> str:
@@ -316,6 +321,8 @@ def numeric_column(values: Sequence[Any], name: str):
         if isinstance(value, bool):
             raise TableError(f"row {i + 1}: {name} must be a number, got {value!r}")
         try:
+            if isinstance(value, str) and not DECIMAL.fullmatch(value.strip()):
+                raise ValueError(value)
             number = float(value)
         except (TypeError, ValueError):
             raise TableError(f"row {i + 1}: {name} must be a number (or empty), got {str(value)[:40]!r}") from None

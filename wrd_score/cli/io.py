@@ -10,12 +10,11 @@ before anything is scored or printed); standard input and pipes are read once in
 from __future__ import annotations
 
 import os
-import re
 import stat
 import tempfile
 from typing import Any, Dict, Iterator, List, NamedTuple, Sequence
 
-from ..files import STDIN, Pair, _shown, count_lines, iter_lines, read_json
+from ..files import DECIMAL, STDIN, Pair, _shown, count_lines, iter_lines, read_json
 
 __all__ = ["Inputs", "resolve_inputs", "iter_file_pairs", "read_idf_file"]
 
@@ -127,7 +126,6 @@ def iter_file_pairs(candidates: str, references: Sequence[str]) -> Iterator[Pair
 
 
 
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|nan)", re.I)
 
 
 def read_idf_file(path: str) -> Dict[str, float]:
@@ -145,8 +143,7 @@ def read_idf_file(path: str) -> Dict[str, float]:
         if not line.strip():
             continue
         token, sep, value = line.rpartition("\t")
-        # A plain decimal number: float() also reads "1_0" (10) and digits of other scripts.
-        if not sep or not _DECIMAL.fullmatch(value.strip()):
+        if not sep or not DECIMAL.fullmatch(value.strip()):
             raise ValueError(f"idf file {path!r}, line {number}: expected 'token<TAB>weight', got {line!r}")
         if token in lines:  # the last weight won without a word (as json keeps a repeated key's last value)
             raise ValueError(f"idf file {path!r}, line {number}: token {token!r} is given twice (first on line "
