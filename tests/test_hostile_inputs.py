@@ -484,3 +484,36 @@ def test_a_human_score_is_a_plain_decimal_number_as_an_idf_weight_is(tmp_path, c
         read_table(str(path), numeric=("human",))
     path.write_text("prediction\treference\thuman\na\tb\t 2.5 \nc\td\t-1e-3\ne\tf\tnan\ng\th\t+4\n", encoding="utf-8")
     assert read_table(str(path), numeric=("human",))["human"].tolist()[:2] == [2.5, -0.001]
+
+
+@pytest.mark.parametrize("stream_side", ["-c", "-r"])
+def test_a_stream_longer_than_the_files_beside_it_is_not_copied_past_them(run_cli, pair_files, tmp_path, stream_side):
+    # A pipe, FIFO or standard input is copied to a temporary file before its lines are counted: `yes | wrdscore
+    # score -r refs.txt` filled the disk (25 MB in 8 s here) before the line counts could disagree. The copy now
+    # stops one line past the line count of a regular file beside it.
+    import threading
+
+    cands, refs = pair_files  # two lines each
+    fifo = tmp_path / "endless"
+    os.mkfifo(fifo)
+    written = []
+
+    def produce():
+        try:
+            with open(fifo, "w") as out:
+                for _ in range(200_000):  # "endless" for the reader; the old code read it all
+                    out.write("getCount\n")
+                    written.append(1)
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=produce, daemon=True)
+    writer.start()
+    args = ["-c", fifo, "-r", refs] if stream_side == "-c" else ["-c", cands, "-r", fifo]
+    code, _, err = run_cli("score", *args, "-q")
+    writer.join(timeout=60)
+    side = "candidates" if stream_side == "-c" else "references"
+    other = ("references", refs) if stream_side == "-c" else ("candidates", cands)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"{side} {str(fifo)!r} has more lines than {other[0]} file {str(other[1])!r} (2)" in err, err
+    assert len(written) < 200_000
