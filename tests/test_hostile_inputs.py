@@ -517,3 +517,22 @@ def test_a_stream_longer_than_the_files_beside_it_is_not_copied_past_them(run_cl
     assert code == 2 and err.count("\n") == 1, err
     assert f"{side} {str(fifo)!r} has more lines than {other[0]} file {str(other[1])!r} (2)" in err, err
     assert len(written) < 200_000
+
+
+def test_an_empty_idf_table_is_refused_not_scored_as_uniform_masses(run_cli, pair_files, tmp_path):
+    # idf={} weighed every token by the default weight (1.0): the scores of weights="uniform" under an
+    # "idf:user@sha256:..." signature, as a table whose keys are never tokens did before 0.5.0 refused those.
+    from wrd_score import WRDScorer, score
+
+    preds, refs = ["get count", "set artwork entry"], ["size", "update image"]
+    table = {"get": 0.5, "count": 3.0, "size": 1.0}
+    assert score(preds, refs, weights="uniform")["f1"] != score(preds, refs, weights="idf", idf=table)["f1"]
+    with pytest.raises(ValueError, match=r"^idf is empty: it weighs no token"):
+        score(preds, refs, weights="idf", idf={})
+    with pytest.raises(ValueError, match=r"^idf is empty"):
+        WRDScorer(weights="norm*idf").idf_table(refs, {})
+    cands, refs_file = pair_files
+    empty = tmp_path / "idf.json"
+    empty.write_text("{}")
+    code, _, err = run_cli("score", "-c", cands, "-r", refs_file, "--weights", "idf", "--idf-file", empty)
+    assert code == 2 and "is empty" in err and err.count("\n") == 1, err

@@ -197,6 +197,9 @@ def user_idf(mapping: Mapping[str, float]) -> IDFTable:
     """Wrap a user's ``{token: weight}`` dict; unknown tokens get the largest weight in it."""
     if not isinstance(mapping, Mapping):
         raise TypeError(f"idf must be a dict of token -> weight, got {type(mapping).__name__}")
+    if not mapping:  # every token would take the default weight: uniform masses under an idf:user signature
+        raise ValueError("idf is empty: it weighs no token (each would get the same weight, the masses of "
+                         "weights='uniform'); give a table, or leave idf unset to fit one on the references")
     weights = {}
     for token, value in mapping.items():
         if not isinstance(token, str):
