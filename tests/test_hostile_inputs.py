@@ -536,3 +536,21 @@ def test_an_empty_idf_table_is_refused_not_scored_as_uniform_masses(run_cli, pai
     empty.write_text("{}")
     code, _, err = run_cli("score", "-c", cands, "-r", refs_file, "--weights", "idf", "--idf-file", empty)
     assert code == 2 and "is empty" in err and err.count("\n") == 1, err
+
+
+def test_a_rescaled_picture_shows_the_scores_its_signature_stands_for(run_cli, tmp_path):
+    # `wrdscore show --rescale-with-baseline` (plot_alignment(rescale_with_baseline=True)) signed the figure
+    # "...|rescale:baseline" but showed only the raw P, R and F1 (0.1084 for get count / size, where score() with that
+    # signature gives F1 0.0000): the option changed a note and the footer, never a number.
+    pytest.importorskip("matplotlib")
+    from wrd_score import WRDScorer, plot_alignment
+
+    rescaled = WRDScorer(rescale_with_baseline=True).score(["get count"], ["size"])
+    raw = WRDScorer().explain("get count", "size")
+    fig = plot_alignment("get count", "size", rescale_with_baseline=True)
+    heading = fig._suptitle.get_text()
+    want = (f"P {rescaled['precision'][0]:.4f}    R {rescaled['recall'][0]:.4f}    "
+            f"F1 {rescaled['f1'][0]:.4f}")
+    assert want in heading, heading
+    assert f"P {raw.precision:.4f}" in heading and "rescale:baseline" in fig._supxlabel.get_text().replace("\n", "")
+    assert "rescaled" not in plot_alignment("get count", "size")._suptitle.get_text()
