@@ -554,3 +554,14 @@ def test_a_rescaled_picture_shows_the_scores_its_signature_stands_for(run_cli, t
     assert want in heading, heading
     assert f"P {raw.precision:.4f}" in heading and "rescale:baseline" in fig._supxlabel.get_text().replace("\n", "")
     assert "rescaled" not in plot_alignment("get count", "size")._suptitle.get_text()
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_table_that_is_not_a_regular_file_is_named_as_such(run_cli, tmp_path, kind):
+    # `wrdscore validate x.tsv` on a folder or a FIFO said "file 'x.tsv' does not exist": it does.
+    path = tmp_path / "judgments.tsv"
+    path.mkdir() if kind == "folder" else os.mkfifo(path)
+    code, _, err = run_cli("validate", path, "--no-files", "--quiet")
+    assert code == 2 and "is not a regular file" in err and "does not exist" not in err, err
+    code, _, err = run_cli("validate", tmp_path / "missing.tsv", "--no-files", "--quiet")
+    assert code == 2 and "does not exist" in err, err

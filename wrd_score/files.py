@@ -200,6 +200,8 @@ def read_table(path: str, required: Sequence[str] = ("prediction", "reference"),
     path = os.fspath(path)
     kind = table_format(path)
     if not os.path.isfile(path):
+        if os.path.exists(path):  # it does exist: a folder, FIFO or device, which is sized and read as no table is
+            raise TableError(f"file {path!r} is not a regular file (a folder, pipe or device); give a file")
         raise FileNotFoundError(f"file {path!r} does not exist")
     size = os.path.getsize(path)
     if max_bytes is not None and size > max_bytes:
