@@ -129,9 +129,8 @@ class WRDScore(evaluate.Metric):
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def _compute(self, predictions, references, idf=None, **options):
-        # Options are checked by the library (an unknown name is a TypeError listing the known ones);
-        # None means "the library's default", so defaults live in one place (wrd_score.Options).
-        options = {name: value for name, value in options.items() if value is not None}
+        # Options (only those given: evaluate passes no others) are checked and read by the library, None included:
+        # it is "the preset's value" where the library reads it so, and refused where the option cannot be None.
         references = wrd_score.integrations.huggingface.unpack_references(references)
         return wrd_score.WRDScorer(**options).score(predictions, references, idf=idf)
 

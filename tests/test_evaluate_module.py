@@ -1,6 +1,7 @@
 """The evaluate module: loading by path from anywhere, both input schemas, add_batch, combine, doctests."""
 import doctest
 import importlib.util
+import re
 import textwrap
 
 import evaluate
@@ -287,3 +288,17 @@ def test_an_input_without_its_partner_is_named(module_path, call):
         call(metric)
     # Nothing was stored: the module still scores a whole call.
     assert metric.compute(predictions=["getCount"], references=["get_count"])["f1"] == [1.0]
+
+
+@pytest.mark.parametrize("name", ["clip_negative", "rescale_with_baseline", "oov", "backend", "embedding_format"])
+def test_none_for_an_option_is_read_as_the_library_reads_it(module_path, name):
+    # Red-team review 4: compute(..., clip_negative=None) scored with the default (clip on) where the library refuses
+    # None for an option that cannot be None: one call, two readings.
+    metric = evaluate.load(module_path)
+    with pytest.raises((TypeError, ValueError)) as from_library:
+        wrd_score.score(["getCount"], ["size"], **{name: None})
+    with pytest.raises(type(from_library.value), match=re.escape(str(from_library.value))):
+        metric.compute(predictions=["getCount"], references=["size"], **{name: None})
+    # None where the library reads None as "the preset's value" keeps that meaning.
+    assert metric.compute(predictions=["getCount"], references=["size"], variant=None, layer=None)["f1"] == \
+        wrd_score.score(["getCount"], ["size"])["f1"]
