@@ -19,6 +19,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+import functools
 import inspect
 import json
 import time
@@ -161,19 +162,33 @@ def api_score_file(file, *values) -> Tuple[dict, str]:
     return file_record(scored, options), write_scored(scored.table, Path(file).name)
 
 
-def _page_signature(fn, head: Dict[str, type], returns: Any) -> None:
-    """Give an API function ``fn(*head, *values)`` the typed signature gr.api and the API page read: the head
-    parameters, then one per :class:`PageOptions` field with its default."""
+def _page_signature(fn, head: Dict[str, type], returns: Any):
+    """``fn(*head, *values)`` as an API function of the typed signature gr.api and the API page read (the head
+    parameters, then one per :class:`PageOptions` field with its default), and that takes its arguments as the
+    signature says: by position or by name. A call the signature does not admit (a value past the last option,
+    one given twice, an unknown name) is refused in one line; ``zip`` dropped values past the last option."""
     params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=kind)
               for name, kind in head.items()]
     params += [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=kind,
                                  default=PageOptions._field_defaults[name]) for name, kind in PageOptions.kinds().items()]
-    fn.__signature__ = inspect.Signature(params, return_annotation=returns)
-    fn.__annotations__ = {**{p.name: p.annotation for p in params}, "return": returns}
+    signature = inspect.Signature(params, return_annotation=returns)
+
+    @functools.wraps(fn)
+    def api(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise gr.Error(f"{fn.__name__}: {exc}") from None
+        bound.apply_defaults()
+        return fn(*bound.args)
+
+    api.__signature__ = signature
+    api.__annotations__ = {**{p.name: p.annotation for p in params}, "return": returns}
+    return api
 
 
-_page_signature(api_score_pair, {"prediction": str, "reference": str}, dict)
-_page_signature(api_score_file, {"file": str}, Tuple[dict, str])
+api_score_pair = _page_signature(api_score_pair, {"prediction": str, "reference": str}, dict)
+api_score_file = _page_signature(api_score_file, {"file": str}, Tuple[dict, str])
 
 
 def warm_up() -> float:

@@ -112,6 +112,7 @@ class WRDScore(evaluate.Metric):
     # run, so what is stored (and what _compute reads back) is the library's reading of the input.
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of predictions and references (references: strings, lists of strings, or both)."""
+        wrd_score.integrations.huggingface.check_given_together(predictions=predictions, references=references)
         if predictions is not None:
             predictions = wrd_score.checks.check_texts("predictions", predictions)
         if references is not None:
@@ -120,6 +121,7 @@ class WRDScore(evaluate.Metric):
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one prediction and its reference (a string or a list of strings)."""
+        wrd_score.integrations.huggingface.check_given_together(prediction=prediction, reference=reference)
         if prediction is not None:
             prediction = wrd_score.checks.check_texts("prediction", [prediction])[0]
         if reference is not None:
@@ -127,9 +129,8 @@ class WRDScore(evaluate.Metric):
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def _compute(self, predictions, references, idf=None, **options):
-        # Options are checked by the library (an unknown name is a TypeError listing the known ones);
-        # None means "the library's default", so defaults live in one place (wrd_score.Options).
-        options = {name: value for name, value in options.items() if value is not None}
+        # Options (only those given: evaluate passes no others) are checked and read by the library, None included:
+        # it is "the preset's value" where the library reads it so, and refused where the option cannot be None.
         references = wrd_score.integrations.huggingface.unpack_references(references)
         return wrd_score.WRDScorer(**options).score(predictions, references, idf=idf)
 

@@ -169,6 +169,22 @@ def test_api_score_pair_returns_data(app):
     json.dumps(got)  # plain JSON for any client
 
 
+def test_api_functions_take_their_options_as_their_signatures_say(app):
+    # Red-team review 4: the signatures (what gr.api and help() show) name every option with its default, but a
+    # call by keyword was Python's "unexpected keyword argument 'siblings'", and values past the last option were
+    # dropped by zip() without a word.
+    by_position = app.api_score_pair("getCount", "size", *page(app, variant="paper", siblings=False))
+    by_name = app.api_score_pair("getCount", "size", variant="paper", siblings=False)
+    assert by_name == by_position and "variant:paper" in by_name["signature"]
+    inspect.signature(app.api_score_pair).bind("getCount", "size", variant="paper")  # what the signature promises
+    with pytest.raises(gr.Error, match="too many positional arguments"):
+        app.api_score_pair("getCount", "size", *page(app), "one more")
+    with pytest.raises(gr.Error, match="multiple values for argument 'variant'"):
+        app.api_score_pair("getCount", "size", DEFAULT, "wrd", variant="paper")
+    with pytest.raises(gr.Error, match="unexpected keyword argument 'varaint'"):
+        app.api_score_pair("getCount", "size", varaint="paper")
+
+
 def test_api_score_file_returns_data_and_a_file(app, tmp_path):
     """/score_file returned the page's update dicts and a server path; now records and the file as a file."""
     upload = tmp_path / "a.jsonl"

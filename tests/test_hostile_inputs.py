@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -357,3 +358,210 @@ def test_a_path_to_a_shipped_file_behaves_like_its_name(how, tmp_path, run_cli):
     assert by_path == by_name  # the same masses (norm*corpus-idf), scores and signature
     code, out, err = run_cli("score", "-c", "getCount", "-r", "size", "--embedding", path)
     assert code == 0 and out == run_cli("score", "-c", "getCount", "-r", "size")[1], err
+
+
+# ------------------------------------------------------------------ red-team review 4 (0.5.0)
+def test_a_dataframe_is_refused_not_read_as_its_column_names():
+    # Iterating over a pandas DataFrame gives its column labels: a one-column frame of predictions and one of
+    # references scored the two column names against each other, one pair, without a word.
+    pd = pytest.importorskip("pandas")
+    from wrd_score import score
+    from wrd_score.checks import read_references
+
+    preds, refs = pd.DataFrame({"get count": ["x", "y"]}), pd.DataFrame({"size": ["z", "w"]})
+    with pytest.raises(TypeError, match=r"^predictions must be a list of strings, got DataFrame .*column"):
+        score(preds, refs)
+    with pytest.raises(TypeError, match=r"^references must be .*, got DataFrame .*column"):
+        score(["a", "b"], refs)
+    with pytest.raises(TypeError, match="got DataFrame"):
+        read_references(refs)
+    # A column (a Series) is a list of texts, as before.
+    assert score(preds["get count"], refs["size"])["f1"] == score(["x", "y"], ["z", "w"])["f1"]
+
+
+@pytest.mark.parametrize("predictions, references, error, message", [
+    ("get count", "size xyz", TypeError, r"^predictions must be a list of strings, got str"),
+    (["a", "b"], "ab", TypeError, r"^references must be a list of strings or of lists of strings, got str"),
+    ({"a"}, {"b"}, TypeError, r"^predictions must be a list of strings, got set"),
+    ((t for t in ["a"]), ["a"], None, None),  # read once, like one score() call
+    (["a", None], ["a", "b"], TypeError, r"^predictions\[1\] must be a string"),
+    (["a"], ["a", "b"], ValueError, "same length, got 1 and 2"),
+])
+def test_score_chunked_reads_its_inputs_as_one_call_does(predictions, references, error, message):
+    # Two strings of one length were sliced into characters and scored pair by pair (score_chunked("abc", "abd")
+    # gave three scores); a set or a generator ended in "'set' object is not subscriptable" / "has no len()".
+    from wrd_score import WRDScorer
+    from wrd_score.stream import score_chunked
+
+    scorer = WRDScorer()
+    if error is None:
+        assert score_chunked(scorer, predictions, references, chunk_size=1) == scorer.score(["a"], ["a"])
+        return
+    with pytest.raises(error, match=message):
+        score_chunked(scorer, predictions, references, chunk_size=1)
+
+
+@pytest.mark.parametrize("content, suffix, message", [
+    ("get\t1.0\ncount\t2.0\nget\t3.0\n", ".tsv", r"line 3: token 'get' is given twice \(first on line 1\)"),
+    ('{"get": 1.0, "count": 2.0, "get": 3.0}', ".json", "names 'get' twice"),
+])
+def test_an_idf_file_giving_a_token_twice_is_refused(run_cli, pair_files, tmp_path, content, suffix, message):
+    # The last weight won without a word (JSON and TSV alike), as a repeated word in an embedding file or a repeated
+    # key in a JSONL row is refused.
+    cands, refs = pair_files
+    idf = tmp_path / f"idf{suffix}"
+    idf.write_text(content)
+    code, _, err = run_cli("score", "-c", cands, "-r", refs, "--weights", "idf", "--idf-file", idf)
+    assert code == 2 and re.search(message, err) and str(idf) in err and err.count("\n") == 1, err
+
+
+def test_a_shard_record_naming_a_key_twice_is_refused(run_cli, pair_files, tmp_path):
+    # read_json (IDF tables, baselines, shard records) kept a repeated key's last value: a record could carry two
+    # "f1" lists, and the merge read the second.
+    cands, refs = pair_files
+    shard = tmp_path / "s1.json"
+    assert run_cli("score", "-c", cands, "-r", refs, "--shard", "1/1", "-o", shard, "-q")[0] == 0
+    text = shard.read_text()
+    forged = text.replace('"f1":', '"f1": [0.5, 0.5], "f1":', 1)
+    assert forged != text
+    shard.write_text(forged)
+    code, _, err = run_cli("merge", shard)
+    assert code == 2 and "names 'f1' twice" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("prediction, reference, message", [
+    ("get count", ["size", "getCount"], r"^reference must be a string, got list"),
+    ("get count", ["getCount"], r"^reference must be a string, got list"),
+    (["get count"], "size", r"^prediction must be a string, got list"),
+    (None, "size", r"^prediction must be a string, got NoneType"),
+])
+def test_explain_draws_one_pair_and_refuses_a_list(prediction, reference, message):
+    # explain("get count", ["size", "getCount"]) explained the first reference (F1 0.108) where score() of the same
+    # input takes the best one (getCount, F1 1.0): another score for the same input, without a word. A prediction in
+    # a list was named "prediction[0]".
+    from wrd_score import WRDScorer
+
+    scorer = WRDScorer()
+    with pytest.raises(TypeError, match=message):
+        scorer.explain(prediction, reference)
+    assert scorer.explain("\ud800get count", "size").f1 == scorer.score(["\ufffdget count"], ["size"])["f1"][0]
+
+
+def test_jsonl_strings_holding_unicode_line_separators_are_read_whole(tmp_path):
+    # JSON allows U+2028, U+2029 and U+0085 unescaped inside a string (json.dumps(ensure_ascii=False) writes them so,
+    # as files.write_table does); str.splitlines() cut the line there, and the file, the app's own scored output
+    # among them, was refused as "not valid JSON".
+    pd = pytest.importorskip("pandas")
+    from wrd_score.files import read_table, write_table
+
+    rows = pd.DataFrame({"prediction": ["get\u2028count", "a\u2029b", "size\x85"], "reference": ["size", "c", "d"],
+                         "human": ["1", "2", "3"]})
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\r\n" for r in rows.to_dict("records")),
+                    encoding="utf-8")
+    assert read_table(str(path))[["prediction", "reference"]].values.tolist() == \
+        rows[["prediction", "reference"]].values.tolist()
+    written = tmp_path / "out.jsonl"
+    write_table(rows, str(written))
+    assert read_table(str(written))["prediction"].tolist() == rows["prediction"].tolist()
+    # Lines still end at \n alone: two objects on one line are one line, refused.
+    path.write_text('{"prediction": "a", "reference": "b"}\u2028{"prediction": "c", "reference": "d"}\n',
+                    encoding="utf-8")
+    with pytest.raises(ValueError, match="line 1 is not valid JSON"):
+        read_table(str(path))
+
+
+@pytest.mark.parametrize("cell", ["1_0", "\u0663", "\uff13", "0x10", "3,5"])
+def test_a_human_score_is_a_plain_decimal_number_as_an_idf_weight_is(tmp_path, cell):
+    # float() reads "1_0" as 10 and digits of other scripts ("\u0663", Arabic-Indic 3; "\uff13", fullwidth 3) as
+    # numbers: a human column took them, where an IDF file (the other numbers read from text) refused them.
+    pytest.importorskip("pandas")
+    from wrd_score.files import read_table
+
+    path = tmp_path / "judgments.tsv"
+    path.write_text(f"prediction\treference\thuman\na\tb\t2\nc\td\t{cell}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"row 2: human must be a number \(or empty\), got {re.escape(repr(cell))}"):
+        read_table(str(path), numeric=("human",))
+    path.write_text("prediction\treference\thuman\na\tb\t 2.5 \nc\td\t-1e-3\ne\tf\tnan\ng\th\t+4\n", encoding="utf-8")
+    assert read_table(str(path), numeric=("human",))["human"].tolist()[:2] == [2.5, -0.001]
+
+
+@pytest.mark.parametrize("stream_side", ["-c", "-r"])
+def test_a_stream_longer_than_the_files_beside_it_is_not_copied_past_them(run_cli, pair_files, tmp_path, stream_side):
+    # A pipe, FIFO or standard input is copied to a temporary file before its lines are counted: `yes | wrdscore
+    # score -r refs.txt` filled the disk (25 MB in 8 s here) before the line counts could disagree. The copy now
+    # stops one line past the line count of a regular file beside it.
+    import threading
+
+    cands, refs = pair_files  # two lines each
+    fifo = tmp_path / "endless"
+    os.mkfifo(fifo)
+    written = []
+
+    def produce():
+        try:
+            with open(fifo, "w") as out:
+                for _ in range(200_000):  # "endless" for the reader; the old code read it all
+                    out.write("getCount\n")
+                    written.append(1)
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=produce, daemon=True)
+    writer.start()
+    args = ["-c", fifo, "-r", refs] if stream_side == "-c" else ["-c", cands, "-r", fifo]
+    code, _, err = run_cli("score", *args, "-q")
+    writer.join(timeout=60)
+    side = "candidates" if stream_side == "-c" else "references"
+    other = ("references", refs) if stream_side == "-c" else ("candidates", cands)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"{side} {str(fifo)!r} has more lines than {other[0]} file {str(other[1])!r} (2)" in err, err
+    assert len(written) < 200_000
+
+
+def test_an_empty_idf_table_is_refused_not_scored_as_uniform_masses(run_cli, pair_files, tmp_path):
+    # idf={} weighed every token by the default weight (1.0): the scores of weights="uniform" under an
+    # "idf:user@sha256:..." signature, as a table whose keys are never tokens did before 0.5.0 refused those.
+    from wrd_score import WRDScorer, score
+
+    preds, refs = ["get count", "set artwork entry"], ["size", "update image"]
+    table = {"get": 0.5, "count": 3.0, "size": 1.0}
+    assert score(preds, refs, weights="uniform")["f1"] != score(preds, refs, weights="idf", idf=table)["f1"]
+    with pytest.raises(ValueError, match=r"^idf is empty: it weighs no token"):
+        score(preds, refs, weights="idf", idf={})
+    with pytest.raises(ValueError, match=r"^idf is empty"):
+        WRDScorer(weights="norm*idf").idf_table(refs, {})
+    cands, refs_file = pair_files
+    empty = tmp_path / "idf.json"
+    empty.write_text("{}")
+    code, _, err = run_cli("score", "-c", cands, "-r", refs_file, "--weights", "idf", "--idf-file", empty)
+    assert code == 2 and "is empty" in err and err.count("\n") == 1, err
+
+
+def test_a_rescaled_picture_shows_the_scores_its_signature_stands_for(run_cli, tmp_path):
+    # `wrdscore show --rescale-with-baseline` (plot_alignment(rescale_with_baseline=True)) signed the figure
+    # "...|rescale:baseline" but showed only the raw P, R and F1 (0.1084 for get count / size, where score() with that
+    # signature gives F1 0.0000): the option changed a note and the footer, never a number.
+    pytest.importorskip("matplotlib")
+    from wrd_score import WRDScorer, plot_alignment
+
+    rescaled = WRDScorer(rescale_with_baseline=True).score(["get count"], ["size"])
+    raw = WRDScorer().explain("get count", "size")
+    fig = plot_alignment("get count", "size", rescale_with_baseline=True)
+    heading = fig._suptitle.get_text()
+    want = (f"P {rescaled['precision'][0]:.4f}    R {rescaled['recall'][0]:.4f}    "
+            f"F1 {rescaled['f1'][0]:.4f}")
+    assert want in heading, heading
+    assert f"P {raw.precision:.4f}" in heading and "rescale:baseline" in fig._supxlabel.get_text().replace("\n", "")
+    assert "rescaled" not in plot_alignment("get count", "size")._suptitle.get_text()
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_table_that_is_not_a_regular_file_is_named_as_such(run_cli, tmp_path, kind):
+    # `wrdscore validate x.tsv` on a folder or a FIFO said "file 'x.tsv' does not exist": it does.
+    path = tmp_path / "judgments.tsv"
+    path.mkdir() if kind == "folder" else os.mkfifo(path)
+    code, _, err = run_cli("validate", path, "--no-files", "--quiet")
+    assert code == 2 and "is not a regular file" in err and "does not exist" not in err, err
+    code, _, err = run_cli("validate", tmp_path / "missing.tsv", "--no-files", "--quiet")
+    assert code == 2 and "does not exist" in err, err

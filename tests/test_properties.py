@@ -361,7 +361,7 @@ TOKEN_WORDS = [w for w in WORDS if IDENTIFIER_TOKENS(w) == [w]]
 @examples(60)
 @given(batch=pairs, idf=st.dictionaries(st.sampled_from(TOKEN_WORDS),
                                         st.floats(0.0, MAX_IDF_WEIGHT, allow_nan=False, allow_infinity=False),
-                                        max_size=12),
+                                        min_size=1, max_size=12),  # an empty table is refused (it weighs nothing)
        weights=st.sampled_from(["idf", "norm*idf"]))
 def test_any_valid_user_idf_gives_finite_scores(batch, idf, weights):
     """Zero, tiny and the largest allowed weights (1e100: a text's sum stays finite) give finite scores in [0, 1]."""

@@ -32,8 +32,8 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 __all__ = ["InputTypeError", "unknown_message", "close_match_hint", "check_choice", "check_names", "check_needs",
            "needed_or_default", "check_instance", "check_int", "check_number", "check_bool", "check_text",
-           "check_texts", "read_references", "reference_lists", "iter_reference_lists", "check_references",
-           "groups_of", "without_surrogates", "refuse_meta", "one_number"]
+           "check_texts", "check_pair", "read_references", "reference_lists", "iter_reference_lists",
+           "check_references", "groups_of", "without_surrogates", "refuse_meta", "one_number"]
 
 
 # ------------------------------------------------------------------------------------------- known sets
@@ -303,6 +303,12 @@ def _has_surrogates(text: str) -> bool:
 def _refuse_container(name: str, values: Any, what: str) -> None:
     if isinstance(values, (str, bytes)) or isinstance(values, _UNORDERED) or not hasattr(values, "__iter__"):
         raise TypeError(f"{name} must be {what}, got {type(values).__name__}")
+    if hasattr(values, "columns") and getattr(values, "ndim", None) == 2:
+        # A table (pandas' DataFrame) iterates over its column labels, not its rows: a one-column frame of
+        # predictions and one of references were scored as one pair, the two column names.
+        rows = ", or frame.values.tolist() for several a row" if "lists" in what else ""
+        raise TypeError(f"{name} must be {what}, got {type(values).__name__} (iterating over it gives its column "
+                        f"names, not its rows); pass one of its columns, frame[column]{rows}")
 
 
 def check_texts(name: str, values: Any) -> List[str]:
@@ -320,6 +326,20 @@ def check_texts(name: str, values: Any) -> List[str]:
             if not isinstance(value, str):
                 raise TypeError(f"{name}[{i}] must be a string, got {type(value).__name__} ({_short(value)})")
     return without_surrogates(values)
+
+
+def check_pair(prediction: Any, reference: Any) -> Tuple[str, str]:
+    """The one check of a single pair (``explain``, the pictures): a string each, lone surrogates replaced as
+    :func:`check_texts` replaces them; a list is refused (of several references, ``score`` takes the best one: one
+    pair cannot show that).
+
+    >>> check_pair("get count", ["size", "getCount"])
+    Traceback (most recent call last):
+    ...
+    TypeError: reference must be a string, got list
+    """
+    pair = without_surrogates([check_text("prediction", prediction), check_text("reference", reference)])
+    return pair[0], pair[1]
 
 
 _LISTS = {list, tuple}

@@ -15,6 +15,7 @@ import gzip
 import json
 import math
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -33,6 +34,7 @@ __all__ = [
     "table_format",
     "TABLE_FORMATS",
     "numeric_column",
+    "DECIMAL",
     "TableError",
     "iter_lines",
     "MAX_LINE_BYTES",
@@ -157,6 +159,9 @@ class TableError(ValueError):
 TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 #: Values of a numeric column that mean "missing".
 MISSING = ("", "nan", "na", "none", "null")
+#: A number written in a text file (a human score, an IDF weight): a plain decimal, as every table writer spells one.
+#: float() also reads "1_0" (10) and the digits of other scripts ("\u0663", Arabic-Indic 3), which are refused.
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|nan)", re.I)
 
 
 def table_format(path: str) -> str:
@@ -195,6 +200,8 @@ def read_table(path: str, required: Sequence[str] = ("prediction", "reference"),
     path = os.fspath(path)
     kind = table_format(path)
     if not os.path.isfile(path):
+        if os.path.exists(path):  # it does exist: a folder, FIFO or device, which is sized and read as no table is
+            raise TableError(f"file {path!r} is not a regular file (a folder, pipe or device); give a file")
         raise FileNotFoundError(f"file {path!r} does not exist")
     size = os.path.getsize(path)
     if max_bytes is not None and size > max_bytes:
@@ -316,6 +323,8 @@ def numeric_column(values: Sequence[Any], name: str):
         if isinstance(value, bool):
             raise TableError(f"row {i + 1}: {name} must be a number, got {value!r}")
         try:
+            if isinstance(value, str) and not DECIMAL.fullmatch(value.strip()):
+                raise ValueError(value)
             number = float(value)
         except (TypeError, ValueError):
             raise TableError(f"row {i + 1}: {name} must be a number (or empty), got {str(value)[:40]!r}") from None
@@ -365,27 +374,33 @@ def _header(text: str, kind: str) -> List[str]:
     return next(csv.reader(io.StringIO(text), delimiter=sep, quoting=quoting), [])
 
 
-def _unique_keys(number: int):
-    """A ``json.loads`` hook refusing a key given twice on line ``number`` (``json`` keeps the last silently)."""
-    def pairs_to_dict(pairs):
-        seen: dict = {}
-        for key, value in pairs:
-            if key in seen:
-                raise TableError(f"line {number} names {key!r} twice")
-            seen[key] = value
-        return seen
-    return pairs_to_dict
+class _RepeatedKey(ValueError):
+    """A JSON object that names its key (``args[0]``) twice."""
+
+
+def _unique_keys(pairs):
+    """The ``object_pairs_hook`` of every JSON read: a key given twice is refused (``json`` keeps the last silently)."""
+    seen: dict = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _RepeatedKey(key)
+        seen[key] = value
+    return seen
 
 
 def _read_jsonl(text: str):
     import pandas as pd
 
     records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    # Lines end at \n (a \r before it is JSON whitespace): str.splitlines() also cut at U+2028, U+2029 and U+0085,
+    # which JSON allows unescaped inside a string (json.dumps(ensure_ascii=False), write_table, write them so).
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip(" \t\r"):
             continue
         try:
-            record = json.loads(line, object_pairs_hook=_unique_keys(number))
+            record = json.loads(line, object_pairs_hook=_unique_keys)
+        except _RepeatedKey as exc:
+            raise TableError(f"line {number} names {exc.args[0]!r} twice") from None
         except json.JSONDecodeError as exc:
             raise TableError(f"line {number} is not valid JSON: {exc.msg}") from None
         except RecursionError:
@@ -562,7 +577,8 @@ def write_json(out: IO[str], columns: Mapping[str, array], means: Mapping[str, f
 
 def read_json(path: str, what: str) -> Any:
     """The one reader of JSON files (IDF tables, baselines, shard records): data only, and every way a
-    file can fail to parse is a ``ValueError`` naming ``what`` file ``path``, never a traceback.
+    file can fail to parse is a ``ValueError`` naming ``what`` file ``path``, never a traceback; an object naming a
+    key twice is refused (``json`` keeps the last value without a word).
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as d:
@@ -575,7 +591,9 @@ def read_json(path: str, what: str) -> Any:
     """
     try:
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+            return json.load(handle, object_pairs_hook=_unique_keys)
+    except _RepeatedKey as exc:  # which value counts would be a guess: the last, as json.load keeps, or the first
+        raise ValueError(f"{what} file {path!r} names {exc.args[0]!r} twice in one object") from None
     except UnicodeDecodeError as exc:
         raise ValueError(f"{what} file {path!r} is not UTF-8 text (byte {exc.start})") from None
     except RecursionError:  # [[[[... deeper than the parser's stack

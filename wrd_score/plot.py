@@ -21,7 +21,7 @@ import numpy as np
 
 from .deps import require
 from .files import atomic_write
-from .checks import check_texts
+from .checks import check_pair
 from .scorer import WRDScorer, mean as mean_of_scores
 from .scoring import PairDetail
 
@@ -380,8 +380,9 @@ def plot_alignment(prediction: str, reference: str, *, scorer: Any = None,
         idf: an IDF dict, as for :meth:`WRDScorer.explain`.
         **options: :class:`wrd_score.Options` fields (``variant``, ``embedding``, ...).
 
-    The heading quotes the texts and gives the raw P, R and F1 of the drawn matrices; the footer
-    is the metric's signature.
+    The heading quotes the texts and gives the raw P, R and F1 of the drawn matrices (with
+    ``rescale_with_baseline``, the rescaled ones :meth:`WRDScorer.score` gives come first); the footer is the
+    metric's signature.
 
     >>> fig = plot_alignment("get count", "size")
     >>> fig.axes[0].get_yticklabels()[1].get_text(), fig.axes[0].get_xticklabels()[0].get_text()
@@ -401,12 +402,15 @@ def _alignment(prediction: str, reference: str, *, scorer: Any = None, idf: Opti
         raise TypeError(f"scorer must be a WRDScorer, got {type(scorer).__name__}")
     # The library's reading of the texts (lone surrogates, e.g. from undecodable argv bytes, become U+FFFD): the
     # title shows what was scored, and matplotlib cannot draw a surrogate.
-    prediction = check_texts("prediction", [prediction])[0]
-    reference = check_texts("reference", [reference])[0]
+    prediction, reference = check_pair(prediction, reference)
     detail = scorer.explain(prediction, reference, idf=idf)
     title = f"prediction {_quote(prediction)}    reference {_quote(reference)}"
     if scorer.options.rescale_with_baseline:
-        title += "\n(raw scores of the matrices: before baseline rescaling)"
+        # The scores the signature stands for (score()'s), then the raw ones the matrices give: the heading
+        # showed only the raw ones under a "rescale:baseline" signature, so the option changed no number.
+        scores = scorer.score([prediction], [reference], idf=idf)
+        title += (f"\nrescaled with the baseline: P {scores['precision'][0]:.4f}    R {scores['recall'][0]:.4f}    "
+                  f"F1 {scores['f1'][0]:.4f}\nthe matrices' raw scores, before rescaling:")
     signature = scorer.signature(scorer.idf_table([[reference]], idf))
     return alignment_figure(detail, title=title, footer=signature, dpi=dpi), signature
 

@@ -17,8 +17,8 @@ from .deps import HAVE_NUMBA
 from .backends.base import first_appearance_rows
 from .backends.contextual import ContextualBackend  # imports no torch: the model loads on first use
 from .backends.static import StaticBackend
-from .checks import (check_instance, check_names, check_references, check_texts, groups_of, iter_reference_lists,
-                     reference_lists)
+from .checks import (check_instance, check_names, check_pair, check_references, check_texts, groups_of,
+                     iter_reference_lists, reference_lists)
 from .embeddings import load_embedding
 from .options import BACKENDS, Options
 from .rescale import baseline_field, lookup_baseline, rescale
@@ -195,12 +195,12 @@ class WRDScorer:
         """Tokens, cosine matrix, masses and optimal flow for one pair (what the app draws).
 
         The scores on the returned :class:`PairDetail` are raw, whatever ``rescale_with_baseline``
-        says: they describe the matrices beside them. :meth:`score` gives the rescaled numbers.
+        says: they describe the matrices beside them. :meth:`score` gives the rescaled numbers. ``prediction`` and
+        ``reference`` are one string each (of several references, :meth:`score` gives ``best_reference``).
         """
-        predictions = check_texts("prediction", [prediction])
-        refs = check_references([reference], 1)
-        idf_table = self.idf_table(refs, idf) or self.corpus_idf
-        texts = [predictions[0], refs[0][0]]
+        # One string each: with a list of references it explained the first, where score() takes the best.
+        texts = list(check_pair(prediction, reference))
+        idf_table = self.idf_table([texts[1]], idf) or self.corpus_idf
         enc = self.backend.encode(texts)
         check_transport_size(enc.spans, ("prediction", "reference").__getitem__, occurrences=True)
         masses = token_masses(enc.norms, enc.tokens, self.options.weights, idf_table, enc.vocabulary)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .checks import check_int, reference_lists
+from .checks import check_int, check_references, check_texts, groups_of, reference_lists
 from .scorer import result_dict
 from .weights import shared_idf
 
@@ -129,10 +129,12 @@ def score_chunked(scorer: Any, predictions: Sequence[str], references: Sequence[
     (1.0, [1, 2])
     """
     chunk_size = _check_chunk_size(chunk_size)
-    if len(predictions) != len(references):
-        raise ValueError(f"predictions and references must have the same length, got {len(predictions)} "
-                         f"and {len(references)}")
-    idf = shared_idf(scorer.options.weights, idf, lambda: reference_lists(references), scorer.backend.tokenize,
+    # Read whole, as one score() call reads them: sliced unread, two strings were scored character by character, and
+    # an error named an item by its place in its chunk.
+    predictions = check_texts("predictions", predictions)
+    every, groups = check_references(references, len(predictions), flat=True)
+    references = every if groups is None else groups
+    idf = shared_idf(scorer.options.weights, idf, lambda: groups_of(every, groups), scorer.backend.tokenize,
                      part="chunk")
     keys = ("precision", "recall", "f1", "best_reference")
     out: Dict[str, Any] = {key: [] for key in keys}

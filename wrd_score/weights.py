@@ -230,7 +230,10 @@ def user_idf(mapping: Mapping[str, float]) -> IDFTable:
     if remembered:
         mapping = dict(mapping)  # one C call: what is checked is what is remembered, whatever another thread does
     weights = _checked_weights(mapping, "idf")
-    default = max(weights.values()) if weights else 1.0
+    if not weights:  # every token would take the default weight: uniform masses under an idf:user signature
+        raise ValueError("idf is empty: it weighs no token (each would get the same weight, the masses of "
+                         "weights='uniform'); give a table, or leave idf unset to fit one on the references")
+    default = max(weights.values())
     table = IDFTable(weights, default, -1, pinned("user", table_digest(weights)))
     if remembered and set(map(type, mapping)) <= {str} and set(map(type, mapping.values())) <= _IMMUTABLE_WEIGHTS:
         with _USER_TABLES_LOCK:

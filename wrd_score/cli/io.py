@@ -10,12 +10,11 @@ before anything is scored or printed); standard input and pipes are read once in
 from __future__ import annotations
 
 import os
-import re
 import stat
 import tempfile
-from typing import Any, Dict, Iterator, List, NamedTuple, Sequence
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence
 
-from ..files import STDIN, Pair, _shown, count_lines, iter_lines, read_json
+from ..files import DECIMAL, STDIN, Pair, _shown, count_lines, iter_lines, read_json
 
 __all__ = ["Inputs", "resolve_inputs", "iter_file_pairs", "read_idf_file"]
 
@@ -51,14 +50,24 @@ def _is_stream(path: str) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def _spool(path: str, name: str, folder: str) -> str:
+def _spool(path: str, name: str, folder: str, most: Optional[int] = None, than: str = "") -> str:
     # The checking pass and the scoring pass each read every input; a stream would be empty the
-    # second time. Its lines (checked as they go) are copied once to a file that can be re-read.
+    # second time. Its lines (checked as they go) are copied once to a file that can be re-read, at most
+    # ``most`` of them (the line count of an input already counted, ``than``): `yes | wrdscore score -r refs`
+    # filled the disk before the counts could disagree.
     fd, copy = tempfile.mkstemp(dir=folder, suffix=".txt")
     with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-        for line in iter_lines(path, name):
+        for number, line in enumerate(iter_lines(path, name), 1):
+            if most is not None and number > most:
+                raise ValueError(f"{_label(name)} {_shown(path)} has more lines than {than} ({most:,}); they must have "
+                                 "one line per candidate (reading stopped there)")
             out.write(line + "\n")
     return copy
+
+
+def _label(name: str) -> str:
+    """``candidates`` or ``references`` for an input's name (``references[1]``)."""
+    return name.split("[", 1)[0]
 
 
 def resolve_inputs(candidates: str, references: Sequence[str], mode: str = "auto") -> Inputs:
@@ -95,16 +104,26 @@ def resolve_inputs(candidates: str, references: Sequence[str], mode: str = "auto
     if values.count(STDIN) > 1:
         raise ValueError("standard input ('-') can be given only once among -c and -r")
     names = ["candidates"] + [f"references[{i}]" for i in range(len(references))]
-    spool = None
-    if any(_is_stream(v) for v in values):
-        spool = tempfile.TemporaryDirectory(prefix="wrdscore-stdin-")
-        values = [_spool(v, name, spool.name) if _is_stream(v) else v for v, name in zip(values, names)]
     shown = [candidates, *references]
-    n = count_lines(values[0], "candidates")
+    # Files first: a stream is then copied only as far as the line count of one of them.
+    counts = {i: count_lines(v, names[i]) for i, v in enumerate(values) if not _is_stream(v)}
+    for i, m in counts.items():
+        if m == 0:
+            raise ValueError(f"{_label(names[i])} file {_shown(shown[i])} is empty")
+    spool = None
+    if len(counts) < len(values):
+        spool = tempfile.TemporaryDirectory(prefix="wrdscore-stdin-")
+        for i, v in enumerate(values):
+            if i not in counts:
+                bound = next(iter(counts), None)  # the first input counted so far (a file, or a stream copied)
+                values[i] = _spool(v, names[i], spool.name, *(() if bound is None else (
+                    counts[bound], f"{_label(names[bound])} file {_shown(shown[bound])}")))
+                counts[i] = count_lines(values[i], names[i])
+    n = counts[0]
     if n == 0:
         raise ValueError(f"candidates file {_shown(shown[0])} is empty")
     for i in range(1, len(values)):
-        m = count_lines(values[i], names[i])
+        m = counts[i]
         if m == 0:
             raise ValueError(f"references file {_shown(shown[i])} is empty")
         if m != n:
@@ -127,7 +146,6 @@ def iter_file_pairs(candidates: str, references: Sequence[str]) -> Iterator[Pair
 
 
 
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|nan)", re.I)
 
 
 def read_idf_file(path: str) -> Dict[str, float]:
@@ -140,12 +158,16 @@ def read_idf_file(path: str) -> Dict[str, float]:
             raise ValueError(f"idf file {path!r} must hold a JSON object of token -> weight")
         return data
     table: Dict[str, float] = {}
+    lines: Dict[str, int] = {}
     for number, line in enumerate(iter_lines(path, "idf"), 1):
         if not line.strip():
             continue
         token, sep, value = line.rpartition("\t")
-        # A plain decimal number: float() also reads "1_0" (10) and digits of other scripts.
-        if not sep or not _DECIMAL.fullmatch(value.strip()):
+        if not sep or not DECIMAL.fullmatch(value.strip()):
             raise ValueError(f"idf file {path!r}, line {number}: expected 'token<TAB>weight', got {line!r}")
+        if token in lines:  # the last weight won without a word (as json keeps a repeated key's last value)
+            raise ValueError(f"idf file {path!r}, line {number}: token {token!r} is given twice (first on line "
+                             f"{lines[token]})")
+        lines[token] = number
         table[token] = float(value)
     return table

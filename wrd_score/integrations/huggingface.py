@@ -24,8 +24,8 @@ from ..scorer import WRDScorer
 from ..weights import IDFTable, shared_idf
 from . import check_scorer_batch_size
 
-__all__ = ["transformers_hook", "WRDScoreComputeMetrics", "score_dataset", "evaluate_module", "pack_references",
-           "unpack_references", "PACKED"]
+__all__ = ["transformers_hook", "WRDScoreComputeMetrics", "score_dataset", "evaluate_module", "check_given_together",
+           "pack_references", "unpack_references", "PACKED"]
 
 _MAX_TOKEN_ID = 2**32
 
@@ -253,6 +253,23 @@ def evaluate_module() -> str:
 #: character followed by their JSON list. One schema for every call shape and every process of a distributed run:
 #: evaluate fixes the schema at the first ``add`` and process 0 reads every process's file with its own.
 PACKED = "\x00"
+
+
+def check_given_together(**inputs: Any) -> None:
+    """Refuse one of the evaluate module's two inputs given without the other (``None`` is "not given"): evaluate
+    took ``compute(predictions=...)`` alone into its own ``add_batch`` and failed there on "object of type 'NoneType'
+    has no len()", and ``add(prediction=...)`` stored the example with no reference.
+
+    >>> check_given_together(predictions=["getCount"], references=None)
+    Traceback (most recent call last):
+    ...
+    ValueError: predictions given without references: give both (one reference or a list of them per prediction)
+    """
+    (first, a), (second, b) = inputs.items()
+    if (a is None) != (b is None):
+        given, missing = (first, second) if b is None else (second, first)
+        raise ValueError(f"{given} given without {missing}: give both (one reference or a list of them per "
+                         "prediction)")
 
 
 def pack_references(references: Any) -> List[str]:
