@@ -439,15 +439,9 @@ add(History("tuning-identifiers-generalise", "docs/tuning.md", version="0.3.0", 
 add(History("tuning-identifiers-040", "docs/tuning.md", version="0.4.0", commit="c7d98e7",
             command="python benchmarks/choose_identifiers.py --workdir WORK --markdown /tmp/identifiers.md --extras "
                     "--test --ship embeddings/wrd-minilm-cf-morph.npz --ship-name wrd-minilm-cf-morph"))
-# The grid that chose the 0.5.0 default (issue 30): re-measured by the command it names, re-signed with --reviewed.
-add(Record("tuning-identifiers-050", "docs/tuning.md",
-           "python benchmarks/choose_identifiers.py --workdir WORK --markdown /tmp/identifiers.md --extras --test "
-           "--ship embeddings/wrd-minilm-cf-morph-post.npz --ship-name wrd-minilm-cf-morph-post",
-           configs=[wrd(), wrd(embedding="wrd-minilm-distilled"), wrd(embedding="wrd-minilm-cf-morph"),
-                    wrd(embedding="wrd-minilm-code", weights="norm*corpus-idf")],
-           data=IDBENCH + STSB_DEV + ["stsb/stsb_test.tsv", "sick/sick_train_trial.tsv",
-                                      "java_method_names/java_method_names.txt.gz",
-                                      "java_method_names/java_method_names_by_file.tsv.gz"]))
+add(History("tuning-identifiers-050", "docs/tuning.md", version="0.5.0", commit="3c267f3",
+            command="python benchmarks/choose_identifiers.py --workdir WORK --markdown /tmp/identifiers.md --extras "
+                    "--test --ship embeddings/wrd-minilm-cf-morph-post.npz --ship-name wrd-minilm-cf-morph-post"))
 # Why the issue's headline pair stays unordered with today's masses: re-run on every check, so it follows the default.
 ACCESSOR_BOUND = '''from wrd_score import WRDScorer
 scorer = WRDScorer()                                      # the default: identifiers preset
