@@ -10,7 +10,9 @@ change and diff the two outputs: equal hashes mean bit-identical scores.
 
 Inputs: the ``benchmarks/speed.py`` workloads (``--quick`` sizes: 20,000 method-name pairs with
 near-duplicates, 2,000 sentence pairs; seed 0) and every human-rated file of ``../shared/data``
-(IdBench small/medium/large, STS-B train/dev/test, STS 2012-16).  Sibling metrics run on a subset.
+(IdBench small/medium/large, STS-B train/dev/test, STS 2012-16).  Sibling metrics run on a subset.  The first
+lines score 300 sentence and 300 method-name pairs on POT's path (numba disabled in a child process), which the
+compiled solver otherwise hands only the pairs it declines.
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ import argparse
 import csv
 import hashlib
 import importlib
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Callable, Dict, List, Sequence, Tuple
@@ -91,10 +95,32 @@ def compare_fn() -> Callable:
     raise ImportError("no compare()")
 
 
+#: Pairs scored on POT's path (numba disabled, in a child process: numba is chosen at import), so a change to that
+#: path shows here too; with numba, it scores only the few pairs the compiled solver declines.
+POT_PAIRS = 300
+
+
+def pot_path_lines() -> None:
+    pairs = speed.sentence_pairs(2_000, 0)[:POT_PAIRS] + list(speed.iter_method_name_pairs(
+        speed.load_names_by_file(), POT_PAIRS, 0))
+    preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
+    for config in ("default", "paper", "idf"):
+        print(line(f"pot-path-{len(pairs)}/{config}", wrd_score.score(preds, refs, **STATIC_CONFIGS[config])))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-contextual", action="store_true", help="skip the contextual backend")
+    parser.add_argument("--pot-path-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.pot_path_only:
+        if wrd_score.deps.HAVE_NUMBA:
+            raise SystemExit("--pot-path-only needs WRDSCORE_DISABLE_NUMBA=1")
+        pot_path_lines()
+        return
+    sys.stdout.write(subprocess.run([sys.executable, __file__, "--pot-path-only"], check=True, capture_output=True,
+                                    text=True, env={**os.environ, "WRDSCORE_DISABLE_NUMBA": "1"}).stdout)
+    sys.stdout.flush()
     data = workloads()
     for set_name, pairs in data.items():
         preds = [p for p, _ in pairs]
