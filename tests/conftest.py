@@ -1,4 +1,7 @@
+import contextlib
+import importlib.util
 import os
+import sys
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,6 +24,30 @@ os.environ["WRDSCORE_CACHE"] = tempfile.mkdtemp(prefix="wrdscore-test-cache-")
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+@contextlib.contextmanager
+def _benchmark_script(name: str):
+    """``benchmarks/<name>.py`` imported as a module, as a test of it needs: with ``benchmarks/`` on ``sys.path`` while
+    it is in use (the scripts import their siblings, report_output and identifier_dev, found beside them when run as
+    scripts) and registered in ``sys.modules`` (dataclasses look their module up by name); both undone after."""
+    module_name = f"_benchmark_{name}"
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location(module_name, REPO / "benchmarks" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+        sys.modules.pop(module_name, None)
+
+
+@pytest.fixture(scope="session")
+def benchmark_script():
+    """``with benchmark_script("choose_identifiers") as module: ...`` (:func:`_benchmark_script`)."""
+    return _benchmark_script
 
 
 @pytest.fixture(scope="session")

@@ -4,29 +4,15 @@ shipped default, so the eligibility it reads from the build commands must be rig
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
-def bench():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        path = ROOT / "benchmarks" / "choose_identifiers.py"
-        spec = importlib.util.spec_from_file_location("_choose_identifiers", path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # its dataclasses look their module up there
-        spec.loader.exec_module(module)
+def bench(benchmark_script):
+    with benchmark_script("choose_identifiers") as module:
         yield module
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-        sys.modules.pop("_choose_identifiers", None)
 
 
 def test_rule_0_reads_the_three_steps_from_each_build_command(bench):

@@ -178,20 +178,9 @@ def test_evaluate_module_preset(odd_sentences, repo):
 
 # --------------------------------------------------------------------------- benchmarks/choose_presets.py
 @pytest.fixture(scope="module")
-def chooser(repo):
-    import importlib.util
-    import sys
-
-    # The script imports its sibling report_output, found beside it when run as a script.
-    sys.path.insert(0, str(repo / "benchmarks"))
-    try:
-        spec = importlib.util.spec_from_file_location("choose_presets", repo / "benchmarks" / "choose_presets.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
+def chooser(benchmark_script):
+    with benchmark_script("choose_presets") as module:
         yield module
-    finally:
-        sys.path.remove(str(repo / "benchmarks"))
 
 
 def _row(chooser, name, own, other, fixed=True):

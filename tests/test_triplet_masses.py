@@ -4,29 +4,18 @@ bit for bit (else every row would measure the mechanism, not the masses), and it
 every triplet."""
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from wrd_score import WRDScorer
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
-def bench():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        spec = importlib.util.spec_from_file_location("_triplet_masses", ROOT / "benchmarks" / "triplet_masses.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+def bench(benchmark_script):
+    with benchmark_script("triplet_masses") as module:
         yield module
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
 
 
 def test_a_table_of_norms_gives_the_default_scores_exactly(bench):

