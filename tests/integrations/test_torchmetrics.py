@@ -449,3 +449,13 @@ def test_an_idf_table_with_a_weight_that_is_not_finite_is_refused():
         WRDScore(weights="idf", idf=IDFTable({"get": float("inf")}, 1.0, -1, "mine"))
     with pytest.raises(ValueError, match=r"idf\['get'\] must be finite"):
         WRDScore(weights="idf", idf={"get": float("inf")})
+
+
+def test_a_mistyped_option_is_named_with_the_closest_one():
+    # torchmetrics' own message ("Unexpected keyword arguments: `varient`") names no option to use instead, where the
+    # library's and evaluate's say "did you mean 'variant'?".
+    with pytest.raises(ValueError, match=r"'varient'.*did you mean 'variant'\?"):
+        WRDScore(varient="paper")
+    with pytest.raises(ValueError, match=r"'sync_on_compte'.*did you mean 'sync_on_compute'\?"):
+        WRDScore(sync_on_compte=False)
+    assert WRDScore(variant="paper", sync_on_compute=False).options.variant == "paper"

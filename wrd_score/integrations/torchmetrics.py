@@ -38,7 +38,8 @@ from dataclasses import fields
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..deps import require
-from ..checks import check_int, check_number, check_texts, one_number, reference_lists, refuse_meta
+from ..checks import (check_int, check_number, check_texts, close_match_hint, one_number, reference_lists,
+                      refuse_meta)
 from ..scorer import WRDScorer, result_dict
 from ..options import Options
 from ..plot import _figure
@@ -60,6 +61,19 @@ _PLOTTED = ("mean_precision", "mean_recall", "mean_f1")
 #: The largest magnitude plot() draws: matplotlib's and torchmetrics' margins (a tenth of the span, twice) keep the
 #: axes' limits finite; at 1e308 they overflowed to inf deep in matplotlib ("Axis limits cannot be NaN or Inf").
 _MAX_PLOTTED = 1e300
+
+
+def _metric_arguments() -> List[str]:
+    """The keyword arguments of torchmetrics' ``Metric`` (its ``__init__`` pops each from ``**kwargs``), read from its
+    source for the did-you-mean of a mistyped one only: torchmetrics itself decides what it takes."""
+    import inspect
+    import re
+
+    try:
+        source = inspect.getsource(Metric.__init__)
+    except (OSError, TypeError):  # pragma: no cover - a build without sources: no hint
+        return []
+    return sorted(set(re.findall(r"kwargs\.pop\(\s*[\"'](\w+)[\"']", source)))
 
 
 def _digest(prediction: str, references: List[str]) -> float:
@@ -91,7 +105,16 @@ class WRDScore(Metric):
 
     def __init__(self, *, idf: Optional[Mapping[str, float]] = None, **kwargs: Any) -> None:
         options = {name: kwargs.pop(name) for name in list(kwargs) if name in _OPTIONS}
-        super().__init__(**kwargs)
+        try:
+            super().__init__(**kwargs)
+        except ValueError as exc:  # torchmetrics' "Unexpected keyword arguments: `x`" names nothing to use instead
+            unknown = [name for name in kwargs if f"`{name}`" in str(exc)]
+            if not unknown:
+                raise
+            known = sorted(_OPTIONS | {"idf"}) + _metric_arguments()
+            raise ValueError("; ".join(f"WRDScore got an unknown keyword argument {name!r} (neither a WRDScore option "
+                                       f"nor one of torchmetrics' Metric arguments){close_match_hint(name, known)}"
+                                       for name in unknown)) from None
         scorer = WRDScorer(**options)  # options checked (and the backend loaded) here, not at the first update
         # Options, not the scorer: a Metric is deep-copied (clone, Lightning), and a scorer holds
         # its embedding or encoder; WRDScorer(options) takes the backend from its cache instead.
