@@ -872,3 +872,32 @@ def test_digits_where_every_digit_is_kept_is_refused(tmp_path, capsys, command, 
     inputs = ["-c", str(cands), "-r", str(refs), "--files"] + (["-q"] if command == "score" else [])
     assert cli.main([command, *inputs, *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_sigterm_while_copying_standard_input_leaves_no_copy_behind(tmp_path):
+    # The copy of a streamed input lives in a temporary folder; killed by SIGTERM (a job scheduler's stop, `timeout`),
+    # the process died without removing it (Python's default action for the signal runs no cleanup).
+    import signal
+    import time
+
+    refs = tmp_path / "refs.txt"
+    refs.write_text("size\n" * 1000)
+    spool_root = tmp_path / "tmp"
+    spool_root.mkdir()
+    proc = subprocess.Popen(_cli_base() + ["score", "-c", "-", "-r", str(refs)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "TMPDIR": str(spool_root)})
+    try:
+        proc.stdin.write(b"get count\n" * 10)
+        proc.stdin.flush()  # the pipe stays open: the command waits for the rest of the candidates
+        deadline = time.monotonic() + 120
+        while not any(spool_root.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert any(spool_root.iterdir()), "the command never started copying standard input"
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        proc.stdin.close()
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert list(spool_root.iterdir()) == []

@@ -9,7 +9,9 @@ import argparse
 import importlib
 import os
 import shlex
+import signal
 import sys
+import threading
 from typing import Dict, List, Optional
 
 from .. import __version__
@@ -103,8 +105,18 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    """Run one command; its exit status (0 success, 2 bad input)."""
+    """Run one command; its exit status (0 success, 2 bad input, 143 stopped by SIGTERM)."""
+    # SIGTERM (a scheduler's stop, `timeout`) ends a process at once by default, leaving the copy of a streamed
+    # input and a half-written output behind; raised as SystemExit, every cleanup runs first. Only where nobody
+    # else handles it: a program that calls main() keeps its own handler.
+    own = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    if own:
+        signal.signal(signal.SIGTERM, _stop)
     try:
         try:
             return _dispatch(argv)
@@ -117,6 +129,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         # quietly with success. (sacreBLEU restores SIG_DFL instead: killed by the signal, status 141.)
         _discard_stdout()
         return 0
+    finally:
+        if own:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _discard_stdout() -> None:
