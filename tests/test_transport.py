@@ -211,6 +211,11 @@ def test_bad_num_threads():
             WRDScorer(num_threads=bad)
     with pytest.raises(ValueError, match="variant"):
         score_pairs(enc, texts, pairs, masses, "nope", True)
+    # Bounded like every input that costs resources: each thread is an OS thread with its own scratch (a million
+    # pairs could start about 2,000 of them).
+    with pytest.raises(ValueError, match=r"num_threads must be an integer between 1 and 1,024"):
+        WRDScorer(num_threads=10**6)
+    assert WRDScorer(num_threads=1024).options.num_threads == 1024
 
 
 def test_scorer_num_threads_option_and_empty_texts():

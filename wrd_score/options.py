@@ -71,6 +71,9 @@ PRESETS: Dict[str, Dict[str, Dict[str, Any]]] = {
 PresetName = Literal["identifiers", "sentences"]
 #: The metric is made for method names.
 DEFAULT_PRESET = "identifiers"
+#: Most transport threads one call may ask for: each is an OS thread with scratch of its own, and the step starts one
+#: per 512 pairs up to it (a million pairs and num_threads=10**9 started about 2,000).
+MAX_THREADS = 1024
 #: A static bundle's masses are chosen for the bundle's embedding (``norm*corpus-idf`` needs the table in its
 #: file); with another embedding given explicitly, masses not given are the paper's embedding norm.
 OTHER_EMBEDDING_WEIGHTS = "norm"
@@ -178,7 +181,7 @@ class Options:
                 check_choice(info.name, value, info.choices)
         if self.backend == "static" and not isinstance(self.embedding, str):
             raise TypeError(f"embedding must be a name or a file path (str), got {type(self.embedding).__name__}")
-        check_int("num_threads", self.num_threads, allow_none=True, why="None: every core")
+        check_int("num_threads", self.num_threads, maximum=MAX_THREADS, allow_none=True, why="None: every core")
         contextual = {info.name: getattr(self, info.name) for info in option_info("contextual")}
         # pooling is None only with the static backend (no bundle fills it); checked just below.
         validate_contextual_options(**{**contextual, "pooling": contextual["pooling"] or next(iter(POOLINGS))})
