@@ -313,3 +313,16 @@ def test_a_missing_baseline_names_the_one_command_that_makes_it(options, corpus,
     assert main(argv[1:] + ["--pairs", "300"]) == 0  # the command as given, on the user's corpus
     out = WRDScorer(rescale_with_baseline=True, **options).score(["getCount"], ["getCount"])
     assert out["f1"] == [pytest.approx(1.0)]
+
+
+@pytest.mark.parametrize("tokenizer", ["identifier", "words"])
+@pytest.mark.parametrize("variant", ["wrd", "paper"])
+def test_every_shipped_file_rescales_with_either_tokenizer(variant, tokenizer):
+    # rescale_with_baseline is an option of every shipped file: with either tokenizer and either variant (and the
+    # masses the preset gives it) the shipped baselines.json must hold its b, not send the user off to compute one.
+    from wrd_score.embeddings.store import _SHIPPED_FILES
+
+    for name in sorted(_SHIPPED_FILES):
+        scorer = WRDScorer(embedding=name, variant=variant, tokenizer=tokenizer, rescale_with_baseline=True)
+        f1 = scorer.score(["get count"], ["size"])["f1"][0]
+        assert math.isfinite(f1), (name, variant, tokenizer)
