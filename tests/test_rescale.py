@@ -297,9 +297,9 @@ def test_a_users_baseline_is_pinned_in_the_signature(corpus, tmp_path, monkeypat
 
 @pytest.mark.parametrize("options", [
     dict(weights="uniform", clip_negative=False),
-    dict(embedding="wrd-java-default", tokenizer="words", variant="paper"),
+    dict(embedding="wrd-java-default", tokenizer="words", variant="paper", weights="idf"),
     dict(preset="sentences", oov="exact"),
-], ids=["uniform-noclip", "java-words-paper", "sentences-exact"])
+], ids=["uniform-noclip", "java-words-paper-idf", "sentences-exact"])
 def test_a_missing_baseline_names_the_one_command_that_makes_it(options, corpus, tmp_path, monkeypatch):
     import re
     import shlex
