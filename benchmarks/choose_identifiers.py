@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from identifier_dev import DATA, DevSet, load_dev_sets, pearson, rouge_f1  # noqa: E402
+from identifier_dev import DATA, DevSet, f1_scores, load_dev_sets, pearson, rouge_f1  # noqa: E402
 from wrd_score import WRDScorer  # noqa: E402
 from report_output import add_markdown_argument, emit  # noqa: E402
 
@@ -216,12 +216,7 @@ def candidates(workdir: Path) -> List[Candidate]:
 
 def score_candidate(c: Candidate, dev_sets: Sequence[DevSet]) -> Dict[str, np.ndarray]:
     scorer = WRDScorer(embedding=c.embedding, variant=c.variant, weights=c.weights)
-    out = {}
-    for dev in dev_sets:
-        preds, refs = dev.pairs()
-        idf = c.idf(scorer, preds + refs) if c.idf is not None else None
-        out[dev.name] = np.asarray(scorer.score(preds, refs, idf=idf)["f1"], dtype=np.float64)
-    return out
+    return {dev.name: f1_scores(scorer, *dev.pairs(), c.idf) for dev in dev_sets}
 def ranks(values: Dict[str, float]) -> Dict[str, float]:
     """Rank 1 = the highest value; ties share the mean of their ranks."""
     from scipy.stats import rankdata
@@ -351,11 +346,6 @@ ISSUE_PAIRS = [("getCount", "setCount"), ("getLength", "length"), ("addItem", "r
                ("getCount", "size"), ("valid", "invalid"), ("hasValue", "hasNoValue")]
 
 
-def _f1(scorer, preds, refs, idf_fn=None) -> np.ndarray:
-    idf = idf_fn(scorer, list(preds) + list(refs)) if idf_fn is not None else None
-    return np.asarray(scorer.score(list(preds), list(refs), idf=idf)["f1"], dtype=np.float64)
-
-
 def aims_table(specs: List[Tuple[str, str, str, str]], scores_of: Callable[[str], Dict[str, np.ndarray]],
                dev_sets: Sequence[DevSet]) -> str:
     """The issue's aims, each candidate of ``specs`` ((column, embedding, variant, weights)) one column."""
@@ -382,19 +372,19 @@ def aims_table(specs: List[Tuple[str, str, str, str]], scores_of: Callable[[str]
                 f"{by[name].value(sc[name]):.3f}")
         keys = list(rows)[3:]
         rows[keys[0]].append(f"{100 * by['triplets'].value(sc['triplets']):.1f}%")
-        f_syn = _f1(scorer, [r["prediction"] for r in syn], [r["reference"] for r in syn])
-        f_opp = _f1(scorer, [r["prediction"] for r in opp], [r["reference"] for r in opp])
+        f_syn = f1_scores(scorer, [r["prediction"] for r in syn], [r["reference"] for r in syn])
+        f_opp = f1_scores(scorer, [r["prediction"] for r in opp], [r["reference"] for r in opp])
         rows[keys[1]].append(f"{int((f_opp < f_syn.mean()).sum())}/7 (mean {f_syn.mean():.3f}; max opposite "
                              f"{f_opp.max():.3f})")
-        pair = _f1(scorer, [a for a, _ in ISSUE_PAIRS], [b for _, b in ISSUE_PAIRS])
+        pair = f1_scores(scorer, [a for a, _ in ISSUE_PAIRS], [b for _, b in ISSUE_PAIRS])
         for (a, b), value in zip(ISSUE_PAIRS, pair):
             pair_rows[f"{a} / {b}"].append(f"{value:.3f}")
         rows[keys[2]].append(f"{'yes' if pair[0] < pair[4] else 'no'} ({pair[0]:.3f} vs {pair[4]:.3f})")
-        base = float(_f1(scorer, *randoms).mean())
-        f_show = _f1(scorer, *show)
+        base = float(f1_scores(scorer, *randoms).mean())
+        f_show = f1_scores(scorer, *show)
         rows[keys[3]].append(f"{int((f_show > base).sum())}/{len(f_show)}")
         rows[keys[4]].append(f"{base:.4f}")
-        rows[keys[5]].append(f"{_f1(scorer, *negations).mean():.3f} ({len(negations[0])} pairs)")
+        rows[keys[5]].append(f"{f1_scores(scorer, *negations).mean():.3f} ({len(negations[0])} pairs)")
         rows[keys[6]].append(f"{by['STS-B dev'].value(sc['STS-B dev']):.3f}")
         rows[keys[7]].append(f"{by['SICK'].value(sc['SICK']):.3f}")
     lines = ["| aim | " + " | ".join(c for c, _, _, _ in specs) + " |", "|---|" + "---|" * len(specs)]
@@ -470,8 +460,8 @@ def masses_table(embedding: str, dev_sets: Sequence[DevSet], workdir: Path) -> s
              ("norm x balanced corpus IDF", "norm*idf", tables["balanced corpus IDF (names and sentences count alike)"])]
     for label, weights, fn in runs:
         scorer = WRDScorer(embedding=embedding, variant="wrd", weights=weights)
-        values = [d.value(_f1(scorer, *d.pairs(), idf_fn=fn)) for d in dev_sets]
-        pair = _f1(scorer, [a for a, _ in ISSUE_PAIRS[:5]], [b for _, b in ISSUE_PAIRS[:5]], idf_fn=fn)
+        values = [d.value(f1_scores(scorer, *d.pairs(), idf_fn=fn)) for d in dev_sets]
+        pair = f1_scores(scorer, [a for a, _ in ISSUE_PAIRS[:5]], [b for _, b in ISSUE_PAIRS[:5]], idf_fn=fn)
         lines.append(f"| {label} | " + " | ".join(f"{v:.3f}" for v in values) + " | "
                      + " | ".join(f"{v:.3f}" for v in pair) + " |")
     return "\n".join(lines)
@@ -494,7 +484,7 @@ def int8_table(embedding: str, variant: str, weights: str, dev_sets: Sequence[De
     base = {}
     for label, emb_path in (("float16 (as built)", embedding), ("int8 + per-row scale (simulated)", str(path))):
         scorer = WRDScorer(embedding=emb_path, variant=variant, weights=weights)
-        f1s = {d.name: _f1(scorer, *d.pairs()) for d in dev_sets}
+        f1s = {d.name: f1_scores(scorer, *d.pairs()) for d in dev_sets}
         change = max(float(np.abs(f1s[n] - base[n]).max()) for n in names) if base else 0.0
         base = base or f1s
         lines.append(f"| {label} | " + " | ".join(f"{d.value(f1s[d.name]):.4f}" for d in dev_sets) + f" | {change:.4f} |")
@@ -594,7 +584,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             preds, refs, human = _human_rows(DATA / "stsb" / "stsb_test.tsv", "human")
             lines = ["| configuration | STS-B test Spearman |", "|---|---:|"]
             for column, embedding, variant, weights in specs:
-                f1 = _f1(WRDScorer(embedding=embedding, variant=variant, weights=weights), preds, refs)
+                f1 = f1_scores(WRDScorer(embedding=embedding, variant=variant, weights=weights), preds, refs)
                 lines.append(f"| {column} | {spearmanr(f1, human)[0]:.3f} |")
             parts += ["", "STS-B test, read once after the choice:", "", "\n".join(lines)]
     return emit("\n".join(parts), args.markdown)

@@ -136,6 +136,13 @@ def load_dev_sets(triplets: Path = TRIPLETS) -> List[DevSet]:
     ]
 
 
+def f1_scores(scorer, preds, refs, idf_fn=None) -> np.ndarray:
+    """F1 of every pair through the library; ``idf_fn(scorer, texts)``, where given, makes the ``idf=`` table (a
+    token's mass is its value) from the pairs' texts."""
+    idf = idf_fn(scorer, list(preds) + list(refs)) if idf_fn is not None else None
+    return np.asarray(scorer.score(list(preds), list(refs), idf=idf)["f1"], dtype=np.float64)
+
+
 def rouge_f1(dev: DevSet) -> np.ndarray:
     from wrd_score.metrics import get_metric
 

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from identifier_dev import TRIPLETS, DevSet, load_dev_sets, read_tsv  # noqa: E402
+from identifier_dev import TRIPLETS, DevSet, f1_scores, load_dev_sets, read_tsv  # noqa: E402
 from report_output import add_markdown_argument, emit  # noqa: E402
 
 from wrd_score import WRDScorer  # noqa: E402
@@ -48,8 +48,8 @@ def word_cosines(scorer: WRDScorer, words: Sequence[str]) -> Tuple[np.ndarray, n
 
 def diagnosis(scorer: WRDScorer) -> str:
     trip = read_tsv(TRIPLETS)
-    f_syn = np.asarray(scorer.score([t["anchor"] for t in trip], [t["synonym"] for t in trip])["f1"])
-    f_opp = np.asarray(scorer.score([t["anchor"] for t in trip], [t["opposite"] for t in trip])["f1"])
+    f_syn = f1_scores(scorer, [t["anchor"] for t in trip], [t["synonym"] for t in trip])
+    f_opp = f1_scores(scorer, [t["anchor"] for t in trip], [t["opposite"] for t in trip])
     words = sorted({(t["anchor_word"], t["synonym_word"], t["opposite_word"]) for t in trip})
     ordered = {}
     lines = ["| word triple (anchor, synonym, opposite) | cos(a, s) | cos(a, o) | norms a / s / o | triplets | right |",
@@ -75,44 +75,28 @@ def diagnosis(scorer: WRDScorer) -> str:
     return head + "\n" + "\n".join(lines)
 
 
-def mass_table(scorer: WRDScorer) -> Callable[[Callable[[float], float]], Callable]:
-    """``idf=`` tables of the default's file: a token's mass is ``transform(its norm)``."""
-    emb = scorer.backend.embedding
-
-    def make(transform: Callable[[float], float]):
-        def table(texts: Sequence[str]) -> Dict[str, float]:
-            tokens = sorted({t for text in texts for t in scorer.backend.tokenize(text)})
-            out = {}
-            for t in tokens:
-                row = emb.index.get(t)
-                vec = np.asarray(emb.vectors[row], dtype=np.float64) if row is not None else emb.oov_vector(t)
-                out[t] = transform(float(np.linalg.norm(vec)))
-            return out
-        return table
-    return make
-
-
-def f1_on(scorer: WRDScorer, dev: DevSet, table: Optional[Callable] = None) -> np.ndarray:
-    preds, refs = dev.pairs()
-    idf = table(preds + refs) if table is not None else None
-    return np.asarray(scorer.score(preds, refs, idf=idf)["f1"], dtype=np.float64)
+def norm_masses(transform: Callable[[float], float]) -> Callable:
+    """An ``idf_fn`` of :func:`identifier_dev.f1_scores`: each token of the texts weighs ``transform(its norm)``, the
+    norm the scorer's backend gives it (the default's ``norm`` mass: an unknown token's composed vector included)."""
+    def table(scorer: WRDScorer, texts: Sequence[str]) -> Dict[str, float]:
+        enc = scorer.backend.encode(list(texts))
+        return {token: transform(float(norm)) for token, norm in zip(enc.tokens, enc.norms)}
+    return table
 
 
 def sweep(dev_sets: Sequence[DevSet]) -> str:
-    norm = WRDScorer()
     by_idf = WRDScorer(weights="idf")
-    make = mass_table(by_idf)
-    rows: List[Tuple[str, WRDScorer, Optional[Callable]]] = [("norm (the default)", norm, None)]
-    rows += [(f"norm ^ {p}", by_idf, make(lambda n, p=p: n ** p)) for p in POWERS]
-    rows += [(f"min(norm, {c:g})", by_idf, make(lambda n, c=c: min(n, c))) for c in CAPS]
+    rows: List[Tuple[str, WRDScorer, Optional[Callable]]] = [("norm (the default)", WRDScorer(), None)]
+    rows += [(f"norm ^ {p}", by_idf, norm_masses(lambda n, p=p: n ** p)) for p in POWERS]
+    rows += [(f"min(norm, {c:g})", by_idf, norm_masses(lambda n, c=c: min(n, c))) for c in CAPS]
     rows += [("uniform", WRDScorer(weights="uniform"), None)]
     reference = WRDScorer(**DEFAULT_01)
-    ref = {d.name: f1_on(reference, d) for d in dev_sets if d.kind == "sentences"}
+    ref = {d.name: f1_scores(reference, *d.pairs()) for d in dev_sets if d.kind == "sentences"}
     names = [d.name for d in dev_sets]
     lines = ["| masses | " + " | ".join(names) + " | rule 2: against the 0.1.x default |",
              "|---|" + "---:|" * len(names) + "---|"]
     for label, scorer, table in rows:
-        f1 = {d.name: f1_on(scorer, d, table) for d in dev_sets}
+        f1 = {d.name: f1_scores(scorer, *d.pairs(), table) for d in dev_sets}
         lost = []
         for d in dev_sets:
             if d.kind != "sentences":

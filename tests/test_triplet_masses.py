@@ -22,11 +22,11 @@ def test_a_table_of_norms_gives_the_default_scores_exactly(bench):
     preds = ["getCount", "allMatch", "a quick brown fox", "newWriter qzxv"]
     refs = ["size", "wholeMatch", "the fast brown dog", "freshWriter"]
     by_idf = WRDScorer(weights="idf")
-    table = bench.mass_table(by_idf)(lambda norm: norm)(preds + refs)
+    table = bench.norm_masses(lambda norm: norm)(by_idf, preds + refs)
     got = np.asarray(by_idf.score(preds, refs, idf=table)["f1"])
     want = np.asarray(WRDScorer().score(preds, refs)["f1"])
     assert got.tobytes() == want.tobytes()
-    squared = bench.mass_table(by_idf)(lambda norm: norm ** 2)(preds + refs)
+    squared = bench.norm_masses(lambda norm: norm ** 2)(by_idf, preds + refs)
     assert not np.array_equal(np.asarray(by_idf.score(preds, refs, idf=squared)["f1"]), want)
 
 
