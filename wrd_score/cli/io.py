@@ -105,11 +105,15 @@ def resolve_inputs(candidates: str, references: Sequence[str], mode: str = "auto
         raise ValueError("standard input ('-') can be given only once among -c and -r")
     names = ["candidates"] + [f"references[{i}]" for i in range(len(references))]
     shown = [candidates, *references]
-    # Files first: a stream is then copied only as far as the line count of one of them.
-    counts = {i: count_lines(v, names[i]) for i, v in enumerate(values) if not _is_stream(v)}
-    for i, m in counts.items():
+
+    def counted(i: int, path: str) -> int:
+        m = count_lines(path, names[i])
         if m == 0:
             raise ValueError(f"{_label(names[i])} file {_shown(shown[i])} is empty")
+        return m
+
+    # Files first: a stream is then copied only as far as the line count of one of them (never an empty one).
+    counts = {i: counted(i, v) for i, v in enumerate(values) if not _is_stream(v)}
     spool = None
     if len(counts) < len(values):
         spool = tempfile.TemporaryDirectory(prefix="wrdscore-stdin-")
@@ -118,14 +122,10 @@ def resolve_inputs(candidates: str, references: Sequence[str], mode: str = "auto
                 bound = next(iter(counts), None)  # the first input counted so far (a file, or a stream copied)
                 values[i] = _spool(v, names[i], spool.name, *(() if bound is None else (
                     counts[bound], f"{_label(names[bound])} file {_shown(shown[bound])}")))
-                counts[i] = count_lines(values[i], names[i])
+                counts[i] = counted(i, values[i])
     n = counts[0]
-    if n == 0:
-        raise ValueError(f"candidates file {_shown(shown[0])} is empty")
     for i in range(1, len(values)):
         m = counts[i]
-        if m == 0:
-            raise ValueError(f"references file {_shown(shown[i])} is empty")
         if m != n:
             raise ValueError(f"references file {_shown(shown[i])} has {m} lines but candidates file "
                              f"{_shown(shown[0])} has {n}; they must have one line per candidate")
