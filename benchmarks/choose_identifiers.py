@@ -22,6 +22,7 @@ Usage::
 
     python benchmarks/choose_identifiers.py --workdir /work/cache/r30/files --markdown /tmp/identifiers.md
     python benchmarks/choose_identifiers.py --test LABEL...    # STS-B test, once, after the choice
+    python benchmarks/choose_identifiers.py --workdir /work/cache/r30/files --name-masses   # masses for names only
 """
 from __future__ import annotations
 
@@ -491,6 +492,86 @@ def int8_table(embedding: str, variant: str, weights: str, dev_sets: Sequence[De
     return "\n".join(lines)
 
 
+#: ``--name-masses``: the cap on a token's mass in a text that is one identifier, as a share of the file's largest norm.
+NAME_CAPS = (0.5, 1 / 3, 0.25)
+
+
+def is_one_identifier(text: str) -> bool:
+    """A text without whitespace inside: one name, which the identifier tokenizer splits into its words."""
+    return len(text.split()) == 1
+
+
+def name_cap_table(share: float) -> Callable:
+    """An ``idf_fn`` of :func:`identifier_dev.f1_scores`: each token weighs its norm (the ``norm`` mass the backend
+    gives it), capped at ``share`` times the largest norm of the scorer's embedding file."""
+    def make(scorer, texts):
+        emb = scorer.backend.embedding
+        cap = share * float(np.max(np.linalg.norm(np.asarray(emb.vectors, dtype=np.float64), axis=1)))
+        enc = scorer.backend.encode(list(texts))
+        return {token: min(float(norm), cap) for token, norm in zip(enc.tokens, enc.norms)}
+    return make
+
+
+def name_mass_candidates(cands: List[Candidate], scores: Dict[str, Dict[str, np.ndarray]],
+                         dev_sets: Sequence[DevSet]) -> List[Candidate]:
+    """Every ``norm`` candidate again with masses capped in names only (:data:`NAME_CAPS`), scored into ``scores``.
+
+    The cap applies to a text that is one identifier; a text with whitespace keeps its norms. The identifier dev
+    sets hold only such texts and the sentence dev sets none (checked here), so a candidate's sentence scores are its
+    ``norm`` twin's and only the identifier sets are scored again (``weights="idf"`` with a table of capped norms)."""
+    for d in dev_sets:
+        texts = [t for side in d.pairs() for t in side]
+        names = sum(map(is_one_identifier, texts))
+        if names != (len(texts) if d.kind == "identifiers" else 0):
+            raise ValueError(f"{d.name}: {names} of {len(texts)} texts are one identifier; the --name-masses shortcut "
+                             "needs all (identifier sets) or none (sentence sets)")
+    out = []
+    for c in cands:
+        if c.weights != "norm":
+            continue
+        scorer = WRDScorer(embedding=c.embedding, variant=c.variant, weights="idf")
+        for share in NAME_CAPS:
+            label = f"{c.label}, names capped at {share:.2f} x max norm"
+            scores[label] = {d.name: (f1_scores(scorer, *d.pairs(), name_cap_table(share)) if d.kind == "identifiers"
+                                      else scores[c.label][d.name]) for d in dev_sets}
+            out.append(Candidate(label, c.embedding, c.variant, "norm", c.file_steps, c.mass_steps + 1))
+    return out
+
+
+def name_masses_report(cands: List[Candidate], scores: Dict[str, Dict[str, np.ndarray]], dev_sets: Sequence[DevSet],
+                       rouge: Dict[str, np.ndarray], n_boot: int) -> str:
+    """The rule run again with the name-capped candidates beside the grid's, its leave-one-out, and the chosen
+    file's caps against its plain norm masses."""
+    added = name_mass_candidates(cands, scores, dev_sets)
+    everything = cands + added
+    result = choose(everything, scores, dev_sets, rouge, DEFAULT_01, n_boot, INCOMPLETE)
+    alone = choose(cands, scores, dev_sets, rouge, DEFAULT_01, n_boot, INCOMPLETE)["chosen"]
+    names = [d.name for d in dev_sets]
+    lines = [f"{len(added)} candidates added to the grid's {len(cands)}: every `norm` candidate with its masses capped "
+             f"in names at {', '.join(f'{s:.2f}' for s in NAME_CAPS)} of the file's largest norm.", "",
+             describe(result, dev_sets, scores, n_boot),
+             f"* the grid alone chooses `{alone.label if alone else 'none'}`", "",
+             "Leave one dev set out (the rule run on the other five, name-capped candidates included):", "",
+             leave_one_out(everything, scores, dev_sets, rouge, DEFAULT_01, result["chosen"].label, n_boot, INCOMPLETE),
+             "", f"The grid's chosen file and variant (`{alone.label}`), its caps against its norm masses: value, and the "
+             f"difference with two-sided paired-bootstrap p ({n_boot} resamples); mean rank among all "
+             f"{len(result['mean_rank'])} candidates that pass rules 0 to 2:", "",
+             "| masses in names | " + " | ".join(names) + " | mean rank |", "|---|" + "---:|" * (len(names) + 1)]
+    rank = result["mean_rank"]
+    lines.append(f"| norm (the default's masses) | " + " | ".join(f"{d.value(scores[alone.label][d.name]):.3f}"
+                                                                for d in dev_sets) + f" | {rank[alone.label]:.2f} |")
+    for c in added:
+        if not c.label.startswith(alone.label + ","):
+            continue
+        cells = []
+        for d in dev_sets:
+            diff, p = paired(d, scores, c.label, alone.label, n_boot)
+            cells.append(f"{d.value(scores[c.label][d.name]):.3f}" + ("" if d.kind == "sentences" else
+                                                                        f" ({diff:+.3f}, p={p:.3f})"))
+        lines.append(f"| capped at {c.label.rsplit('at ', 1)[1]} | " + " | ".join(cells) + f" | {rank[c.label]:.2f} |")
+    return "\n".join(lines)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     import pickle
 
@@ -503,6 +584,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                              "it exists, and show its dev figures (triplets in-sample) beside the others in the aims")
     parser.add_argument("--ship-name", default="wrd-minilm-cf", help="its name (default wrd-minilm-cf)")
     parser.add_argument("--extras", action="store_true", help="also the aims, masses and int8 tables")
+    parser.add_argument("--name-masses", action="store_true",
+                        help="instead of the grid's report: the rule run again with every norm candidate's masses "
+                             "capped in names only (texts without whitespace), issue 30's masses that tell names apart")
     parser.add_argument("--test", action="store_true",
                         help="after the choice: STS-B test Spearman of the chosen, the shipped file and the earlier "
                              "defaults, read once")
@@ -524,6 +608,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             cache_path.write_bytes(pickle.dumps(cache))
             print(f"{c.label}: {time.perf_counter() - start:.0f}s", file=sys.stderr)
         scores[c.label] = cache[key]
+    if args.name_masses:
+        return emit(name_masses_report(cands, scores, dev_sets, rouge, args.n_boot), args.markdown)
     result = choose(cands, scores, dev_sets, rouge, DEFAULT_01, args.n_boot, INCOMPLETE)
     unamended = choose(cands, scores, dev_sets, rouge, DEFAULT_01, args.n_boot)
     parts = ["Files built by (from the repository root):", "", "```bash"] + commands + ["```", "", grid_table(cands, scores, dev_sets, rouge, result), "",

@@ -76,3 +76,38 @@ def test_the_shipped_default_records_the_map_it_was_built_with():
     meta = load_embedding("default").meta["specialize"]
     assert meta["post_specialize"]["method"].startswith("linear") and meta["post_specialize"]["mapped"] > 0
     assert "--post-specialize linear" in meta["command"] and meta["counterfit"]["k_synonym"] == 0.0
+
+
+def test_name_caps_bind_only_above_the_cap_and_only_names_are_rescored(bench):
+    """``--name-masses`` (docs/tuning.md, *Masses for names only*): a cap at the largest norm gives the norm masses'
+    scores bit for bit (the idf-table route measures the masses, not the mechanism), a lower cap moves a name whose
+    rare word outweighs its common one, and a sentence dev set keeps its norm twin's scores, not rescored."""
+    from wrd_score import WRDScorer
+
+    preds, refs = ["allObjects", "getCount", "newWriter"], ["wholeObjects", "size", "freshWriter"]
+    by_idf = WRDScorer(weights="idf")
+    want = np.asarray(WRDScorer().score(preds, refs)["f1"])
+    same = np.asarray(by_idf.score(preds, refs, idf=bench.name_cap_table(1.0)(by_idf, preds + refs))["f1"])
+    assert same.tobytes() == want.tobytes()
+    capped = np.asarray(by_idf.score(preds, refs, idf=bench.name_cap_table(0.25)(by_idf, preds + refs))["f1"])
+    assert capped[0] > want[0] and capped[1] == want[1]  # whole's norm is capped; get's and count's are below the cap
+
+    class Dev(_Dev):
+        def __init__(self, name, kind, texts):
+            super().__init__(name)
+            self.kind, self.texts = kind, texts
+
+        def pairs(self):
+            return self.texts
+
+    names = Dev("names", "identifiers", (preds, refs))
+    sentences = Dev("sentences", "sentences", (["a man plays"], ["someone plays music"]))
+    cand = bench.Candidate("default/wrd/norm", "default", "wrd", "norm", 6, 1)
+    scores = {cand.label: {"names": want, "sentences": np.array([0.5])}}
+    added = bench.name_mass_candidates([cand], scores, [names, sentences])
+    assert [c.label for c in added] == [f"default/wrd/norm, names capped at {s:.2f} x max norm" for s in bench.NAME_CAPS]
+    assert all(c.complexity == cand.complexity + 1 for c in added)
+    assert all(scores[c.label]["sentences"] is scores[cand.label]["sentences"] for c in added)
+    mixed = Dev("mixed", "sentences", (["a man plays"], ["getCount"]))
+    with pytest.raises(ValueError, match="mixed: 1 of 2 texts are one identifier"):
+        bench.name_mass_candidates([cand], scores, [mixed])
