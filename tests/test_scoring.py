@@ -69,6 +69,35 @@ def test_f1_is_the_harmonic_mean_and_zero_where_both_are_zero():
     assert f1.dtype == np.float64
 
 
+def test_f1_of_signed_precision_and_recall_stays_between_them():
+    """With clip_negative=False P or R can be negative, where 2PR/(P+R) left [-1, 1] (P = 0.0855, R = -0.0794 gave
+    -2.23; P = -0.070, R = 0.072 gave -6.1) or, with both negative, gave 0, above both. F1 is the harmonic mean where
+    both are positive and the smaller of the two elsewhere: continuous across 0, monotone, within [min, max]."""
+    p = np.array([0.0855, -0.0701, -0.2, -0.3, 0.4, 0.0, -0.1, 0.5, 1e-3])
+    r = np.array([-0.0794, 0.0718, -0.1, 0.0, -1e-300, -0.2, 0.0, 0.25, 1e-3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f1 = f1_score(p, r)
+    assert f1.tolist()[:7] == np.minimum(p, r).tolist()[:7]
+    assert f1[7] == 1 / 3 and f1[8] == 1e-3
+    assert (f1 >= np.minimum(p, r)).all() and (f1 <= np.maximum(p, r)).all()
+    # continuity at 0: a tiny negative recall gives an F1 near the harmonic mean's limit, 0
+    assert abs(f1_score([0.4], [-1e-12])[0]) < 1e-11 and abs(f1_score([0.4], [1e-12])[0]) < 1e-11
+
+
+def test_unclipped_scores_keep_f1_within_the_stated_range():
+    """README: scores are in [-1, 1] with clip_negative=False, and F1 lies between P and R."""
+    from wrd_score import WRDScorer
+
+    preds = ["processType", "removeHeaderActionPerformed", "getCount", "a man plays guitar"]
+    refs = ["testOfCollectionNotNull", "isNullWithNonNullObjectAndNullMessageSupplier", "setCount", "nothing at all"]
+    for variant in ("wrd", "paper"):
+        out = WRDScorer(clip_negative=False, variant=variant).score(preds, refs)
+        p, r, f = (np.asarray(out[k]) for k in ("precision", "recall", "f1"))
+        assert ((-1 <= f) & (f <= 1)).all(), (variant, f)
+        assert ((np.minimum(p, r) <= f) & (f <= np.maximum(p, r))).all(), (variant, p, r, f)
+
+
 def test_cosine_matrix_gives_equal_rows_exactly_one_and_clips_on_request():
     enc = _encoded()
     rows_p, rows_r = np.array([0, 1, 11]), np.array([1, 11, 2])

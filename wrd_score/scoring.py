@@ -100,10 +100,22 @@ def best_of(values: np.ndarray, sizes: Sequence[int]) -> Tuple[np.ndarray, List[
 
 
 def f1_score(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
+    """The harmonic mean of P and R where both are positive, and the smaller of the two elsewhere.
+
+    With clipped cosines (the default) P and R lie in [0, 1] and this is the usual F1, 0 when either is 0. With
+    ``clip_negative=False`` either may be negative, where 2PR/(P+R) leaves [-1, 1] (P = 0.0855 and R = -0.0794 gave
+    -2.23) or lands above both (two negatives gave 0). The smaller of the two continues the harmonic mean across 0
+    (which tends to 0 as either does), so F1 stays continuous, monotone in each, and between P and R.
+
+    >>> f1_score([0.5, 0.0855, -0.2], [0.25, -0.0794, -0.1]).tolist()
+    [0.3333333333333333, -0.0794, -0.2]
+    """
     precision = np.asarray(precision, dtype=np.float64)
     recall = np.asarray(recall, dtype=np.float64)
     total = precision + recall
-    return np.divide(2 * precision * recall, total, out=np.zeros_like(total), where=total > 0)
+    positive = (precision > 0) & (recall > 0)
+    harmonic = np.divide(2 * precision * recall, total, out=np.zeros_like(total), where=positive)
+    return np.where(positive, harmonic, np.minimum(precision, recall))
 
 
 def cosine_matrix(enc: Encoded, rows_p: np.ndarray, rows_r: np.ndarray, clip: bool, blas: bool = False,
