@@ -23,6 +23,7 @@ Usage::
     python benchmarks/choose_identifiers.py --workdir /work/cache/r30/files --markdown /tmp/identifiers.md
     python benchmarks/choose_identifiers.py --test LABEL...    # STS-B test, once, after the choice
     python benchmarks/choose_identifiers.py --workdir /work/cache/r30/files --name-masses   # masses for names only
+    python benchmarks/choose_identifiers.py --workdir /work/cache/r30/files --clip          # negative cosines kept
 """
 from __future__ import annotations
 
@@ -149,6 +150,7 @@ class Candidate:
     file_steps: int
     mass_steps: int
     idf: Optional[Callable] = None  # a function (scorer, texts) -> {token: mass}: the masses tables only
+    clip: bool = True  # clip_negative (``--clip``: every candidate again with cosines unclipped)
 
     @property
     def complexity(self) -> int:
@@ -216,7 +218,7 @@ def candidates(workdir: Path) -> List[Candidate]:
 
 
 def score_candidate(c: Candidate, dev_sets: Sequence[DevSet]) -> Dict[str, np.ndarray]:
-    scorer = WRDScorer(embedding=c.embedding, variant=c.variant, weights=c.weights)
+    scorer = WRDScorer(embedding=c.embedding, variant=c.variant, weights=c.weights, clip_negative=c.clip)
     return {dev.name: f1_scores(scorer, *dev.pairs(), c.idf) for dev in dev_sets}
 def ranks(values: Dict[str, float]) -> Dict[str, float]:
     """Rank 1 = the highest value; ties share the mean of their ranks."""
@@ -538,38 +540,53 @@ def name_mass_candidates(cands: List[Candidate], scores: Dict[str, Dict[str, np.
     return out
 
 
-def name_masses_report(cands: List[Candidate], scores: Dict[str, Dict[str, np.ndarray]], dev_sets: Sequence[DevSet],
-                       rouge: Dict[str, np.ndarray], n_boot: int) -> str:
-    """The rule run again with the name-capped candidates beside the grid's, its leave-one-out, and the chosen
-    file's caps against its plain norm masses."""
-    added = name_mass_candidates(cands, scores, dev_sets)
+def unclipped_candidates(cands: List[Candidate], scores: Dict[str, Dict[str, np.ndarray]],
+                         dev_sets: Sequence[DevSet]) -> List[Candidate]:
+    """Every candidate again with ``clip_negative=False`` (negative cosines kept), scored into ``scores``; the same
+    number of steps (clipping is not a build or mass step)."""
+    out = []
+    for c in cands:
+        u = Candidate(f"{c.label}, cosines unclipped", c.embedding, c.variant, c.weights, c.file_steps, c.mass_steps,
+                      clip=False)
+        scores[u.label] = score_candidate(u, dev_sets)
+        out.append(u)
+    return out
+
+
+def extension_report(cands: List[Candidate], added: List[Candidate], what: str,
+                     scores: Dict[str, Dict[str, np.ndarray]], dev_sets: Sequence[DevSet],
+                     rouge: Dict[str, np.ndarray], n_boot: int) -> str:
+    """The rule run again with ``added`` (each labelled ``"<a grid candidate's label>, <what changed>"``) beside the
+    grid's candidates, its leave-one-out, and the grid's choice against its own added twins."""
     everything = cands + added
     result = choose(everything, scores, dev_sets, rouge, DEFAULT_01, n_boot, INCOMPLETE)
     alone = choose(cands, scores, dev_sets, rouge, DEFAULT_01, n_boot, INCOMPLETE)["chosen"]
     names = [d.name for d in dev_sets]
-    lines = [f"{len(added)} candidates added to the grid's {len(cands)}: every `norm` candidate with its masses capped "
-             f"in names at {', '.join(f'{s:.2f}' for s in NAME_CAPS)} of the file's largest norm.", "",
+    rank = result["mean_rank"]
+    lines = [f"{len(added)} candidates added to the grid's {len(cands)}: {what}.", "",
              describe(result, dev_sets, scores, n_boot),
              f"* the grid alone chooses `{alone.label if alone else 'none'}`", "",
-             "Leave one dev set out (the rule run on the other five, name-capped candidates included):", "",
+             "Leave one dev set out (the rule run on the other five, the added candidates included):", "",
              leave_one_out(everything, scores, dev_sets, rouge, DEFAULT_01, result["chosen"].label, n_boot, INCOMPLETE),
-             "", f"The grid's chosen file and variant (`{alone.label}`), its caps against its norm masses: value, and the "
-             f"difference with two-sided paired-bootstrap p ({n_boot} resamples); mean rank among all "
-             f"{len(result['mean_rank'])} candidates that pass rules 0 to 2:", "",
-             "| masses in names | " + " | ".join(names) + " | mean rank |", "|---|" + "---:|" * (len(names) + 1)]
-    rank = result["mean_rank"]
-    lines.append(f"| norm (the default's masses) | " + " | ".join(f"{d.value(scores[alone.label][d.name]):.3f}"
-                                                                for d in dev_sets) + f" | {rank[alone.label]:.2f} |")
+             "", f"The grid's choice (`{alone.label}`) and its added twins: value, and the difference from it with "
+             f"two-sided paired-bootstrap p ({n_boot} resamples); mean rank among all {len(rank)} candidates that pass "
+             "rules 0 to 2:", "",
+             "| candidate | " + " | ".join(names) + " | mean rank |", "|---|" + "---:|" * (len(names) + 1),
+             "| the grid's choice | " + " | ".join(f"{d.value(scores[alone.label][d.name]):.3f}" for d in dev_sets)
+             + f" | {_fmt_rank(rank.get(alone.label))} |"]
     for c in added:
-        if not c.label.startswith(alone.label + ","):
+        if not c.label.startswith(alone.label + ", "):
             continue
         cells = []
         for d in dev_sets:
             diff, p = paired(d, scores, c.label, alone.label, n_boot)
-            cells.append(f"{d.value(scores[c.label][d.name]):.3f}" + ("" if d.kind == "sentences" else
-                                                                        f" ({diff:+.3f}, p={p:.3f})"))
-        lines.append(f"| capped at {c.label.rsplit('at ', 1)[1]} | " + " | ".join(cells) + f" | {rank[c.label]:.2f} |")
+            cells.append(f"{d.value(scores[c.label][d.name]):.3f} ({diff:+.3f}, p={p:.3f})")
+        lines.append(f"| {c.label[len(alone.label) + 2:]} | " + " | ".join(cells) + f" | {_fmt_rank(rank.get(c.label))} |")
     return "\n".join(lines)
+
+
+def _fmt_rank(rank: Optional[float]) -> str:
+    return "out" if rank is None else f"{rank:.2f}"
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -587,6 +604,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--name-masses", action="store_true",
                         help="instead of the grid's report: the rule run again with every norm candidate's masses "
                              "capped in names only (texts without whitespace), issue 30's masses that tell names apart")
+    parser.add_argument("--clip", action="store_true",
+                        help="instead of the grid's report: the rule run again with every candidate also scored with "
+                             "negative cosines kept (clip_negative=False)")
     parser.add_argument("--test", action="store_true",
                         help="after the choice: STS-B test Spearman of the chosen, the shipped file and the earlier "
                              "defaults, read once")
@@ -609,7 +629,14 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"{c.label}: {time.perf_counter() - start:.0f}s", file=sys.stderr)
         scores[c.label] = cache[key]
     if args.name_masses:
-        return emit(name_masses_report(cands, scores, dev_sets, rouge, args.n_boot), args.markdown)
+        added = name_mass_candidates(cands, scores, dev_sets)
+        what = ("every `norm` candidate with its masses capped in names at "
+                + ", ".join(f"{s:.2f}" for s in NAME_CAPS) + " of the file's largest norm")
+        return emit(extension_report(cands, added, what, scores, dev_sets, rouge, args.n_boot), args.markdown)
+    if args.clip:
+        added = unclipped_candidates(cands, scores, dev_sets)
+        return emit(extension_report(cands, added, "every candidate with its negative cosines kept "
+                                     "(`clip_negative=False`)", scores, dev_sets, rouge, args.n_boot), args.markdown)
     result = choose(cands, scores, dev_sets, rouge, DEFAULT_01, args.n_boot, INCOMPLETE)
     unamended = choose(cands, scores, dev_sets, rouge, DEFAULT_01, args.n_boot)
     parts = ["Files built by (from the repository root):", "", "```bash"] + commands + ["```", "", grid_table(cands, scores, dev_sets, rouge, result), "",

@@ -61,6 +61,7 @@ def test_norm_masses_and_negative_cosines(compass):
     raw = score(["south"], ["north"], embedding=compass, clip_negative=False)
     assert clipped["f1"] == [0.0]
     assert raw["precision"] == [-1.0] or raw["precision"][0] == pytest.approx(-1.0)
+    assert raw["f1"] == [min(raw["precision"][0], raw["recall"][0])]  # 2PR/(P+R) had no answer for P + R < 0: it gave 0
     detail = WRDScorer(embedding=compass).explain("north northeast", "east")
     np.testing.assert_allclose(detail.mass_p, [2 / (2 + math.sqrt(2)), math.sqrt(2) / (2 + math.sqrt(2))])
 
