@@ -111,3 +111,22 @@ def test_name_caps_bind_only_above_the_cap_and_only_names_are_rescored(bench):
     mixed = Dev("mixed", "sentences", (["a man plays"], ["getCount"]))
     with pytest.raises(ValueError, match="mixed: 1 of 2 texts are one identifier"):
         bench.name_mass_candidates([cand], scores, [mixed])
+
+
+def test_unclipped_candidates_keep_negative_cosines_and_their_steps(bench):
+    """``--clip`` (docs/tuning.md, *Negative cosines kept*): each candidate's twin scores with clip_negative=False,
+    counts the same steps, and its label names the change (the report matches twins by it)."""
+    from wrd_score import WRDScorer
+
+    class Dev(_Dev):
+        def pairs(self):
+            return ["processType", "getCount"], ["testOfCollectionNotNull", "setCount"]
+
+    dev = Dev("names")
+    cand = bench.Candidate("default/wrd/norm", "default", "wrd", "norm", 6, 1)
+    scores = {}
+    (twin,) = bench.unclipped_candidates([cand], scores, [dev])
+    assert twin.label == "default/wrd/norm, cosines unclipped" and not twin.clip
+    assert twin.complexity == cand.complexity
+    want = WRDScorer(clip_negative=False).score(*dev.pairs())["f1"]
+    assert scores[twin.label]["names"].tolist() == want and want[0] < 0  # a negative F1: clipping is off
