@@ -155,6 +155,25 @@ def test_cli_prints_a_table_and_names_bad_input(judgments, emb, tmp_path, capsys
         assert message in capsys.readouterr().err, argv
 
 
+def test_a_named_score_column_that_is_not_numeric_says_which_cell_is_wrong(tmp_path, capsys):
+    """Red-team 5: `-m column:m3` on a column holding one `inf` (or a typo) said "no numeric column matches 'm3';
+    numeric columns: [...]" without a word about the cell, and `-m column:human` said the same of the human column."""
+    path = tmp_path / "v.tsv"
+    path.write_text("prediction\treference\thuman\tm1\tm3\tm4\n" + "".join(
+        f"p{i}\tr{i}\t{i}\t0.{i}\t{'inf' if i == 2 else i}\t{'0,5' if i == 3 else i}\n" for i in range(1, 6)))
+    for argv, message in (
+            (["-m", "column:m3"], "metric 'column:m3': row 2: m3 must be finite, got 'inf'"),
+            (["-m", "column:m4"], "metric 'column:m4': row 3: m4 must be a number (or empty), got '0,5'"),
+            (["-m", "column:human"], "metric 'column:human': column 'human' holds the human scores (human=, --human")):
+        assert main(["validate", str(path), *argv, "--no-files", "--quiet", "--bootstrap", "0"]) == 2
+        assert message in capsys.readouterr().err, argv
+    with pytest.raises(ValueError, match=r"^metric 'column:m3': row 2: m3 must be finite, got 'inf'"):
+        validate(str(path), ["column:m3"], n_boot=0, progress=False, output_dir=None)
+    # A pattern still takes the numeric columns it matches and leaves text columns alone.
+    result, = validate(str(path), ["column:m*"], n_boot=0, progress=False, output_dir=None)
+    assert [row["metric"] for row in result.rows] == ["m1"]
+
+
 def test_every_shared_judgment_file_reads(shared_data):
     files = sorted(p for p in shared_data.glob("*/*.tsv") if p.parent.name in ("idbench", "stsb", "sts12-16"))
     assert len(files) >= 7

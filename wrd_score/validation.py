@@ -206,6 +206,16 @@ def expand_metrics(specs: Sequence[str], frame, human: str, strict: bool = True,
             numeric = _numeric_columns(frame, exclude=(human,))
         pattern = spec.kwargs["column"]
         matches = [c for c in numeric if fnmatch.fnmatchcase(c, pattern)]
+        if not matches and strict and pattern in frame.columns:
+            # A column named outright: say what keeps it out, not only which columns are numeric.
+            if pattern == human:
+                raise ValueError(f"metric {text!r}: column {pattern!r} holds the human scores (human=, --human on "
+                                 "the command line); a metric is correlated with it, not with itself")
+            if pattern not in ("id", "prediction", "reference"):
+                try:
+                    _numeric(frame[pattern], pattern)
+                except ValueError as exc:
+                    raise ValueError(f"metric {text!r}: {exc}") from None
         if not matches and strict:
             raise ValueError(f"metric {text!r}: no numeric column matches {pattern!r}; numeric columns: {numeric}")
         out.extend(MetricSpec("column", (("column", c),), c) for c in matches)
