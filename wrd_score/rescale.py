@@ -274,7 +274,11 @@ def read_corpus(path: str, columns: Optional[Sequence[str]] = None) -> List[str]
         table = False
     if table:
         wanted = list(columns) if columns else ["prediction", "reference"]
-        frame = read_table(path, required=wanted)
+        try:
+            frame = read_table(path, required=wanted)
+        except TableError as exc:
+            raise TableError(f"corpus {path!r}: {exc} (columns=, --columns, names the text columns; default "
+                             "prediction reference)") from None
         # Row by row, in column order: the order of first sight fixes which random pairs a seed draws.
         for row in zip(*(frame[column].tolist() for column in wanted)):
             for text in row:
@@ -282,7 +286,7 @@ def read_corpus(path: str, columns: Optional[Sequence[str]] = None) -> List[str]
                     texts.setdefault(text, None)
     else:
         if columns:
-            raise ValueError(f"columns= applies to table corpora only (.tsv, .csv, .jsonl), not {path!r}")
+            raise ValueError(f"columns (--columns) applies to table corpora only (.tsv, .csv, .jsonl), not {path!r}")
         for text in iter_lines(path, "corpus"):
             if text.strip():
                 texts.setdefault(text, None)

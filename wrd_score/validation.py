@@ -52,7 +52,7 @@ from .metrics.base import check_options_read, metric_options, options_read
 from .plot import plot_scatter as draw_scatter
 from .stream import MAX_CHUNK_SIZE, score_chunked
 from .stats import (CORRELATIONS, check_human_range, check_resamples, correlation_stats, format_p_value,
-                    paired_bootstrap)
+                    human_range_bounds, paired_bootstrap)
 
 __all__ = ["MetricSpec", "parse_metric", "read_judgments", "correlation_stats", "paired_bootstrap",
            "ValidationResult", "validate", "DEFAULT_METRICS", "all_metrics", "spec_signature", "output_paths",
@@ -166,7 +166,8 @@ def read_judgments(path: str, human: str = "human"):
     """
     frame = read_table(path, required=("prediction", "reference"), numeric=(human,))
     if human not in frame.columns:
-        raise ValueError(f"{os.fspath(path)!r} lacks column(s) [{human!r}]; its columns are {list(frame.columns)}")
+        raise ValueError(f"{os.fspath(path)!r} lacks the human score column {human!r} (human=, --human); its columns "
+                         f"are {list(frame.columns)}")
     if "id" not in frame.columns:
         frame.insert(0, "id", [str(i) for i in range(len(frame))])
     return frame
@@ -317,12 +318,7 @@ class ConstantHumanError(ValueError):
 
 def _human_range(values: np.ndarray, given: Optional[Sequence[float]]) -> Tuple[float, float]:
     if given is not None:
-        if len(given) != 2:
-            raise ValueError(f"human_range must be two numbers LO HI, got {given!r}")
-        lo, hi = float(given[0]), float(given[1])
-        if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-            raise ValueError(f"human_range must be two finite numbers with LO < HI, got {given!r}")
-        return lo, hi
+        return human_range_bounds(given)
     finite = values[np.isfinite(values)]
     if finite.size == 0 or np.ptp(finite) == 0:
         raise ConstantHumanError("the human column has fewer than two distinct values; give human_range=(LO, HI)")
@@ -345,7 +341,8 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
     seed = 0 if seed is None else check_int("seed", seed, 0)
     check_options_used(metrics, options)
     if group_by is not None and group_by not in frame.columns:
-        raise ValueError(f"group_by column {group_by!r} is not in {path!r}; its columns are {list(frame.columns)}")
+        raise ValueError(f"group_by (--group-by) column {group_by!r} is not in {path!r}; its columns are "
+                         f"{list(frame.columns)}")
     specs = expand_metrics(list(metrics), frame, human, strict=tuple(metrics) != DEFAULT_METRICS, options=options)
     if not specs:
         raise ValueError("no metrics to validate")
