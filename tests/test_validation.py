@@ -186,6 +186,31 @@ def test_validate_errors_name_the_flag_that_was_wrong(judgments, capsys):
         assert message in capsys.readouterr().err, argv
 
 
+def test_more_metrics_than_the_scatter_grid_holds_are_refused_before_scoring(tmp_path, capsys, monkeypatch):
+    """Red-team 5: `-m 'column:*'` on a file with 800 score columns scored them all, wrote the CSV, then drew 800
+    scatter panels: 10 minutes of CPU without finishing, and a figure past matplotlib's 2^16-pixel limit. The panels
+    are bounded (`plot.MAX_SCATTER_PANELS`), checked once the metrics are known, before any is scored."""
+    from wrd_score import plot, validation
+
+    n = plot.MAX_SCATTER_PANELS + 1
+    path = tmp_path / "wide.tsv"
+    path.write_text("prediction\treference\thuman\t" + "\t".join(f"m{i}" for i in range(n)) + "\n" + "".join(
+        f"p{r}\tr{r}\t{r}\t" + "\t".join(f"0.{(r * 7 + i) % 10}" for i in range(n)) + "\n" for r in range(6)))
+    scored = []
+    real = validation.compute_metric
+    monkeypatch.setattr(validation, "compute_metric", lambda *a, **k: scored.append(a[0]) or real(*a, **k))
+    out = tmp_path / "out"
+    assert main(["validate", str(path), "-m", "column:*", "--quiet", "--bootstrap", "0", "--output-dir", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{n} metrics" in err and f"at most {n - 1}" in err and "--no-files" in err, err
+    assert scored == [] and not out.exists()
+    with pytest.raises(ValueError, match=rf"^scores has {n} metrics; a scatter grid draws at most {n - 1}"):
+        plot.plot_scatter(np.arange(3.0), {f"m{i}": [0.1, 0.2, 0.3] for i in range(n)}, str(tmp_path / "g.png"))
+    # Without files (no grid) every column is validated.
+    assert main(["validate", str(path), "-m", "column:*", "--quiet", "--bootstrap", "0", "--no-files"]) == 0
+    assert len(scored) == n
+
+
 def test_every_shared_judgment_file_reads(shared_data):
     files = sorted(p for p in shared_data.glob("*/*.tsv") if p.parent.name in ("idbench", "stsb", "sts12-16"))
     assert len(files) >= 7

@@ -49,7 +49,7 @@ from .options import parse_option
 from .metrics import get_metric
 from .metrics import column_name, metric_names
 from .metrics.base import check_options_read, metric_options, options_read
-from .plot import plot_scatter as draw_scatter
+from .plot import MAX_SCATTER_PANELS, plot_scatter as draw_scatter
 from .stream import MAX_CHUNK_SIZE, score_chunked
 from .stats import (CORRELATIONS, check_human_range, check_resamples, correlation_stats, format_p_value,
                     human_range_bounds, paired_bootstrap)
@@ -329,8 +329,9 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
                    human: str = "human", group_by: Optional[str] = None,
                    human_range: Optional[Sequence[float]] = None, n_boot: int = 1000, seed: Optional[int] = None,
                    options: Optional[Mapping[str, Any]] = None, reference: Optional[str] = None,
-                   progress: bool = True) -> ValidationResult:
-    """Validate metrics on one already-read judgment frame (see :func:`validate`)."""
+                   progress: bool = True, plotted: bool = False) -> ValidationResult:
+    """Validate metrics on one already-read judgment frame (see :func:`validate`); ``plotted``: a scatter grid
+    (one panel per metric) will be drawn, so the metrics are held to :data:`~wrd_score.plot.MAX_SCATTER_PANELS`."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -346,6 +347,10 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
     specs = expand_metrics(list(metrics), frame, human, strict=tuple(metrics) != DEFAULT_METRICS, options=options)
     if not specs:
         raise ValueError("no metrics to validate")
+    if plotted and len(specs) > MAX_SCATTER_PANELS:  # known now (patterns expanded), before any metric is scored
+        raise ValueError(f"{path!r}: {len(specs):,} metrics to validate, but the scatter grid written beside the "
+                         f"scores draws at most {MAX_SCATTER_PANELS} panels: give at most {MAX_SCATTER_PANELS} "
+                         "metrics, or write no files (output_dir=None, --no-files)")
     humans = np.asarray(frame[human], dtype=np.float64)
     rng = _human_range(humans, human_range)
     check_human_range(humans, rng)  # before any metric is scored
@@ -360,8 +365,10 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
                           "human": humans})
     if group_by is not None:
         table[group_by] = frame[group_by].to_numpy()
-    for spec in tqdm(specs, desc=os.path.basename(path), unit="metric", disable=not progress, file=sys.stderr):
-        table[spec.label] = compute_metric(spec, frame, options, progress)
+    scored = {spec.label: compute_metric(spec, frame, options, progress)
+              for spec in tqdm(specs, desc=os.path.basename(path), unit="metric", disable=not progress, file=sys.stderr)}
+    # Joined at once: a column inserted per metric made pandas warn of a fragmented frame past 100 of them.
+    table = pd.concat([table, pd.DataFrame(scored, index=table.index)], axis=1)
 
     result = ValidationResult(os.fspath(path), human, rng, reference, table, group_by=group_by,
                               n_boot=n_boot, seed=seed)
@@ -437,7 +444,7 @@ def validate(paths: Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS, *, 
         frame = read_judgments(path, human)
         result = validate_frame(frame, metrics, path=os.fspath(path), human=human, group_by=group_by,
                                 human_range=human_range, n_boot=n_boot, seed=seed, options=options,
-                                reference=reference, progress=progress)
+                                reference=reference, progress=progress, plotted=output_dir is not None)
         if output_dir is not None:
             write_outputs(result, output_dir)
         results.append(result)
