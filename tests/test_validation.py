@@ -211,6 +211,29 @@ def test_more_metrics_than_the_scatter_grid_holds_are_refused_before_scoring(tmp
     assert len(scored) == n
 
 
+def test_a_group_by_column_of_more_groups_than_the_limit_is_refused_before_scoring(tmp_path, capsys, monkeypatch):
+    """Red-team 5: `--group-by` on a column of 1,000 values (groups of 3 rows) bootstrapped every group and metric:
+    5 minutes of CPU without finishing for 3,000 rows that take seconds ungrouped. Groups are bounded
+    (`validation.MAX_GROUPS`), checked before any metric is scored."""
+    from wrd_score import validation
+
+    n = validation.MAX_GROUPS + 1
+    path = tmp_path / "groups.tsv"
+    path.write_text("prediction\treference\thuman\tm1\tg\n" + "".join(
+        f"p{r}\tr{r}\t{r % 5}\t0.{r % 7}\tg{r // 2}\n" for r in range(2 * n)))
+    scored = []
+    real = validation.compute_metric
+    monkeypatch.setattr(validation, "compute_metric", lambda *a, **k: scored.append(a[0]) or real(*a, **k))
+    assert main(["validate", str(path), "-m", "column:m1", "--group-by", "g", "--quiet", "--no-files"]) == 2
+    err = capsys.readouterr().err
+    assert f"group_by (--group-by) column 'g' has {n} distinct values" in err and f"at most {n - 1}" in err, err
+    assert scored == []
+    path.write_text("prediction\treference\thuman\tm1\tg\n" + "".join(
+        f"p{r}\tr{r}\t{r % 5}\t0.{r % 7}\tg{r // 2}\n" for r in range(2 * (n - 1))))
+    assert main(["validate", str(path), "-m", "column:m1", "--group-by", "g", "--quiet", "--no-files",
+                 "--bootstrap", "0"]) == 0
+
+
 def test_every_shared_judgment_file_reads(shared_data):
     files = sorted(p for p in shared_data.glob("*/*.tsv") if p.parent.name in ("idbench", "stsb", "sts12-16"))
     assert len(files) >= 7
