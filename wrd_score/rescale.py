@@ -45,7 +45,8 @@ import numpy as np
 
 from . import __version__
 from .checks import check_int, check_number
-from .files import TableError, atomic_write, iter_lines, read_json, read_table, table_format, user_cache_dir
+from .files import (MissingColumnsError, TableError, atomic_write, iter_lines, read_json, read_table, table_format,
+                    user_cache_dir)
 from .embeddings import file_sha256, shipped_path
 from .options import Options, option_info
 from .signature import Signature
@@ -277,8 +278,9 @@ def read_corpus(path: str, columns: Optional[Sequence[str]] = None) -> List[str]
         try:
             frame = read_table(path, required=wanted)
         except TableError as exc:
-            raise TableError(f"corpus {path!r}: {exc} (columns=, --columns, names the text columns; default "
-                             "prediction reference)") from None
+            hint = (" (columns=, --columns, names the text columns; default prediction reference)"
+                    if isinstance(exc, MissingColumnsError) else "")
+            raise TableError(f"corpus {path!r}: {exc}{hint}") from None
         # Row by row, in column order: the order of first sight fixes which random pairs a seed draws.
         for row in zip(*(frame[column].tolist() for column in wanted)):
             for text in row:
