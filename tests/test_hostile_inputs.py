@@ -262,6 +262,19 @@ def test_distill_code_neighbours_beyond_the_code_vocabulary_is_refused_before_en
     assert encoded == []
 
 
+@pytest.mark.parametrize("pca, message", [
+    ("64", r"--pca-dims\) is 64, but the distilled vectors have 32 dimensions"),   # the tiny BERT is 32 wide
+    ("1000000", r"--pca-dims\) is 1,000,000, but the distilled vectors have 32 dimensions"),
+])
+def test_distill_pca_dims_it_cannot_give_is_refused_before_encoding(distill_run, tmp_path, pca, message):
+    """Red-team 5: model2vec's PCA, asked for more dimensions than the vectors have, kept them all (and with no fewer
+    tokens than dimensions skipped PCA), with only a log line: `--pca-dims 100000` wrote a 384-dimensional MiniLM file
+    whose meta said pca_dims 100000."""
+    code, err, encoded = distill_run("--no-df", "--pca-dims", pca)
+    assert code == 2 and re.search(message, err) and err.count("\n") == 1, err
+    assert encoded == [] and not (tmp_path / "out.npz").exists()
+
+
 @pytest.mark.parametrize("flags, message", [
     (["--df-min-count", "1000"], "--df-min-count"),
     (["--df-corpus", "EMPTY:identifiers"], "--df-corpus"),

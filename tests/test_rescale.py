@@ -75,6 +75,39 @@ def test_read_corpus_formats(tmp_path):
         read_corpus(str(tmp_path / "missing.txt"))
 
 
+@pytest.mark.parametrize("name, content", [
+    ("pairs.csv", "prediction,reference\nget count,size\nis empty,has items\n"),
+    ("pairs.jsonl", '{"prediction": "get count", "reference": "size"}\n'
+                    '{"prediction": "is empty", "reference": "has items"}\n'),
+    ("PAIRS.TSV", "prediction\treference\nget count\tsize\nis empty\thas items\n"),
+    ("pairs.tsv.GZ", "prediction\treference\nget count\tsize\nis empty\thas items\n"),
+], ids=["csv", "jsonl", "TSV", "tsv.GZ"])
+def test_a_table_corpus_is_read_as_a_table_whatever_its_format_or_case(tmp_path, name, content):
+    """Red-team 5: a .csv or .jsonl corpus (formats the table reader reads) or a .TSV was read line by line, so the
+    header and the JSON or CSV syntax became texts of the baseline: `prediction,reference`, `{"prediction": ...}`."""
+    import gzip
+
+    path = tmp_path / name
+    data = content.encode("utf8")
+    path.write_bytes(gzip.compress(data) if name.lower().endswith(".gz") else data)
+    assert read_corpus(str(path)) == ["get count", "size", "is empty", "has items"]
+    assert read_corpus(str(path), ["reference"]) == ["size", "has items"]
+
+
+def test_baseline_corpus_column_errors_name_the_file_and_the_flag(emb, tmp_path, capsys):
+    """Red-team 5: `--columns nope` on a table corpus said "the file needs columns 'nope'" (which file?), and on a
+    text corpus "columns= applies ..." (the library's keyword)."""
+    table, text = tmp_path / "pairs.csv", tmp_path / "names.txt"
+    table.write_text("prediction,reference\na,b\nc,d\n")
+    text.write_text("a\nb\n")
+    for path, message in ((table, f"corpus {str(table)!r}: the file needs columns 'nope'"),
+                          (text, "columns (--columns) applies to table corpora only")):
+        assert main(["baseline", "--corpus", str(path), "--embedding", emb, "--pairs", "3", "--columns", "nope",
+                     "--output", str(tmp_path / "b.json")]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "--columns" in err, err
+
+
 def test_baseline_command_then_rescaled_scores(emb, corpus):
     entries = run_baseline(emb, corpus)
     assert len(entries) == 1

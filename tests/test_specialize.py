@@ -266,6 +266,8 @@ def test_a_step_option_without_its_step_is_refused_not_ignored(space, tmp_path):
         specialize_file(str(src), str(tmp_path / "x.npz"), {}, name="x", verb_weight=0.5)
     with pytest.raises(ValueError, match="iterations.*constraints"):
         specialize_file(str(src), str(tmp_path / "x.npz"), {}, name="x", iterations=50)
+    with pytest.raises(ValueError, match="^negators given without verb_corpus: it would be ignored"):
+        specialize_file(str(src), str(tmp_path / "x.npz"), {}, name="x", negators=("not",))
     assert not (tmp_path / "x.npz").exists()
 
 
@@ -275,6 +277,8 @@ def test_a_step_option_without_its_step_is_refused_not_ignored(space, tmp_path):
     (["--gamma", "0.3", "--k-synonym", "0.2"], "--gamma"),
     (["--constraints", "C", "--gamma", "5"], "--gamma"),
     (["--constraints", "C", "--verb-weight", "nan", "--verbs", "N"], "--verb-weight"),
+    # Red-team 5: the refusal named the library's parameters ("negators need ...: give verb_corpus too").
+    (["--negation"], "--negation given without --verbs: it would be ignored"),
 ])
 def test_cli_specialize_refuses_ignored_and_bad_options(space, tmp_path, capsys, argv, flag):
     src = _tiny_npz(tmp_path / "tiny.npz", space)

@@ -145,14 +145,93 @@ def test_cli_prints_a_table_and_names_bad_input(judgments, emb, tmp_path, capsys
         ([str(tmp_path / "missing.tsv")], "does not exist"),
         ([judgments, "-m", "bleurt"], "got 'bleurt'; did you mean 'bleu'?"),
         ([judgments, "-m", "column:nothing_*"], "no numeric column matches"),
-        ([judgments, "--human", "nope"], "lacks column"),
-        ([judgments, "--group-by", "nope", "-m", "column:baseline_good"], "group_by column 'nope'"),
+        ([judgments, "--human", "nope"], "lacks the human score column"),
+        ([judgments, "--group-by", "nope", "-m", "column:baseline_good"], "column 'nope' is not in"),
         ([judgments, "--human-range", "5", "1", "-m", "column:baseline_good"], "LO < HI"),
         ([judgments, "-m", "column:prediction"], "no numeric column"),
     ]
     for argv, message in cases:
         assert main(["validate", *argv, "--no-files", "--quiet", "--bootstrap", "40"]) == 2
         assert message in capsys.readouterr().err, argv
+
+
+def test_a_named_score_column_that_is_not_numeric_says_which_cell_is_wrong(tmp_path, capsys):
+    """Red-team 5: `-m column:m3` on a column holding one `inf` (or a typo) said "no numeric column matches 'm3';
+    numeric columns: [...]" without a word about the cell, and `-m column:human` said the same of the human column."""
+    path = tmp_path / "v.tsv"
+    path.write_text("prediction\treference\thuman\tm1\tm3\tm4\n" + "".join(
+        f"p{i}\tr{i}\t{i}\t0.{i}\t{'inf' if i == 2 else i}\t{'0,5' if i == 3 else i}\n" for i in range(1, 6)))
+    for argv, message in (
+            (["-m", "column:m3"], "metric 'column:m3': row 2: m3 must be finite, got 'inf'"),
+            (["-m", "column:m4"], "metric 'column:m4': row 3: m4 must be a number (or empty), got '0,5'"),
+            (["-m", "column:human"], "metric 'column:human': column 'human' holds the human scores (human=, --human")):
+        assert main(["validate", str(path), *argv, "--no-files", "--quiet", "--bootstrap", "0"]) == 2
+        assert message in capsys.readouterr().err, argv
+    with pytest.raises(ValueError, match=r"^metric 'column:m3': row 2: m3 must be finite, got 'inf'"):
+        validate(str(path), ["column:m3"], n_boot=0, progress=False, output_dir=None)
+    # A pattern still takes the numeric columns it matches and leaves text columns alone.
+    result, = validate(str(path), ["column:m*"], n_boot=0, progress=False, output_dir=None)
+    assert [row["metric"] for row in result.rows] == ["m1"]
+
+
+def test_validate_errors_name_the_flag_that_was_wrong(judgments, capsys):
+    """Red-team 5: the command line's refusals named the library's keywords (`human_range must be ...`,
+    `group_by column ...`) or no argument at all (`--human nope`: "lacks column(s) ['nope']")."""
+    for argv, message in (
+            (["--human-range", "5", "1"], "human_range (--human-range) must be two finite numbers with LO < HI"),
+            (["--group-by", "nope"], "group_by (--group-by) column 'nope' is not in"),
+            (["--human", "nope"], "lacks the human score column 'nope' (human=, --human)")):
+        assert main(["validate", judgments, *argv, "-m", "column:baseline_good", "--no-files", "--quiet",
+                     "--bootstrap", "0"]) == 2
+        assert message in capsys.readouterr().err, argv
+
+
+def test_more_metrics_than_the_scatter_grid_holds_are_refused_before_scoring(tmp_path, capsys, monkeypatch):
+    """Red-team 5: `-m 'column:*'` on a file with 800 score columns scored them all, wrote the CSV, then drew 800
+    scatter panels: 10 minutes of CPU without finishing, and a figure past matplotlib's 2^16-pixel limit. The panels
+    are bounded (`plot.MAX_SCATTER_PANELS`), checked once the metrics are known, before any is scored."""
+    from wrd_score import plot, validation
+
+    n = plot.MAX_SCATTER_PANELS + 1
+    path = tmp_path / "wide.tsv"
+    path.write_text("prediction\treference\thuman\t" + "\t".join(f"m{i}" for i in range(n)) + "\n" + "".join(
+        f"p{r}\tr{r}\t{r}\t" + "\t".join(f"0.{(r * 7 + i) % 10}" for i in range(n)) + "\n" for r in range(6)))
+    scored = []
+    real = validation.compute_metric
+    monkeypatch.setattr(validation, "compute_metric", lambda *a, **k: scored.append(a[0]) or real(*a, **k))
+    out = tmp_path / "out"
+    assert main(["validate", str(path), "-m", "column:*", "--quiet", "--bootstrap", "0", "--output-dir", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{n} metrics" in err and f"at most {n - 1}" in err and "--no-files" in err, err
+    assert scored == [] and not out.exists()
+    with pytest.raises(ValueError, match=rf"^scores has {n} metrics; a scatter grid draws at most {n - 1}"):
+        plot.plot_scatter(np.arange(3.0), {f"m{i}": [0.1, 0.2, 0.3] for i in range(n)}, str(tmp_path / "g.png"))
+    # Without files (no grid) every column is validated.
+    assert main(["validate", str(path), "-m", "column:*", "--quiet", "--bootstrap", "0", "--no-files"]) == 0
+    assert len(scored) == n
+
+
+def test_a_group_by_column_of_more_groups_than_the_limit_is_refused_before_scoring(tmp_path, capsys, monkeypatch):
+    """Red-team 5: `--group-by` on a column of 1,000 values (groups of 3 rows) bootstrapped every group and metric:
+    5 minutes of CPU without finishing for 3,000 rows that take seconds ungrouped. Groups are bounded
+    (`validation.MAX_GROUPS`), checked before any metric is scored."""
+    from wrd_score import validation
+
+    n = validation.MAX_GROUPS + 1
+    path = tmp_path / "groups.tsv"
+    path.write_text("prediction\treference\thuman\tm1\tg\n" + "".join(
+        f"p{r}\tr{r}\t{r % 5}\t0.{r % 7}\tg{r // 2}\n" for r in range(2 * n)))
+    scored = []
+    real = validation.compute_metric
+    monkeypatch.setattr(validation, "compute_metric", lambda *a, **k: scored.append(a[0]) or real(*a, **k))
+    assert main(["validate", str(path), "-m", "column:m1", "--group-by", "g", "--quiet", "--no-files"]) == 2
+    err = capsys.readouterr().err
+    assert f"group_by (--group-by) column 'g' has {n} distinct values" in err and f"at most {n - 1}" in err, err
+    assert scored == []
+    path.write_text("prediction\treference\thuman\tm1\tg\n" + "".join(
+        f"p{r}\tr{r}\t{r % 5}\t0.{r % 7}\tg{r // 2}\n" for r in range(2 * (n - 1))))
+    assert main(["validate", str(path), "-m", "column:m1", "--group-by", "g", "--quiet", "--no-files",
+                 "--bootstrap", "0"]) == 0
 
 
 def test_every_shared_judgment_file_reads(shared_data):

@@ -482,6 +482,17 @@ def distill(output: str, *, model: str = "default", corpora: Optional[Sequence[T
             raise ValueError(f"code_neighbours (--code-neighbours) is {code_neighbours:,}, but only {known:,} vocabulary "
                              f"tokens have a vector in the code space {code.name!r}, among which the neighbours are "
                              f"found: give at most {max(known - 1, 0):,}")
+    if pca_dims is not None:
+        # model2vec's PCA keeps every dimension when asked for more (and skips PCA with no more tokens than
+        # dimensions), saying so only in a log line: the file would not be what the flag and its meta say.
+        hidden = getattr(encoder.config, "hidden_size", None)
+        dims = None if hidden is None else hidden + (code.dim if code is not None and code_method == "concat" else 0)
+        if dims is not None and pca_dims > dims:
+            raise ValueError(f"pca_dims (--pca-dims) is {pca_dims:,}, but the distilled vectors have {dims:,} "
+                             f"dimensions: give at most {dims:,} (or no PCA)")
+        if pca_dims >= len(words):
+            raise ValueError(f"pca_dims (--pca-dims) is {pca_dims:,}, but the vocabulary has only {len(words):,} "
+                             f"tokens: give fewer than {len(words):,} (or no PCA)")
     vectors = encode_tokens(encoder, tokenizer, words, [resolved], pooling, progress)[resolved]
     # No date or host path: the same command on the same software writes a byte-identical file.
     meta = {

@@ -36,6 +36,7 @@ __all__ = [
     "numeric_column",
     "DECIMAL",
     "TableError",
+    "MissingColumnsError",
     "iter_lines",
     "MAX_LINE_BYTES",
     "atomic_write",
@@ -155,6 +156,10 @@ class TableError(ValueError):
     """A table file that cannot be read as data; the message says what is wrong, for the user."""
 
 
+class MissingColumnsError(TableError):
+    """A table without a column it must have: callers that name those columns with a flag say which."""
+
+
 #: Table formats by extension (before an optional ``.gz``).
 TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 #: Values of a numeric column that mean "missing".
@@ -237,7 +242,7 @@ def read_table(path: str, required: Sequence[str] = ("prediction", "reference"),
         found = ", ".join(repr(c) for c in list(frame.columns)[:10]) or "none"
         hint = " (is it really tab-separated?)" if kind == "tsv" and len(frame.columns) == 1 else ""
         names = " and ".join(repr(c) for c in required)
-        raise TableError(f"the file needs columns {names}; missing {missing}, found {found}{hint}")
+        raise MissingColumnsError(f"the file needs columns {names}; missing {missing}, found {found}{hint}")
     if len(frame) == 0:
         raise TableError("the file has a header but no rows")
     if max_rows is not None and len(frame) > max_rows:

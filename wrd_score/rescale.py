@@ -45,7 +45,8 @@ import numpy as np
 
 from . import __version__
 from .checks import check_int, check_number
-from .files import atomic_write, iter_lines, read_json, read_table, user_cache_dir
+from .files import (MissingColumnsError, TableError, atomic_write, iter_lines, read_json, read_table, table_format,
+                    user_cache_dir)
 from .embeddings import file_sha256, shipped_path
 from .options import Options, option_info
 from .signature import Signature
@@ -257,9 +258,9 @@ def save_baseline(path: str, key: str, entry: Mapping[str, Any]) -> None:
 def read_corpus(path: str, columns: Optional[Sequence[str]] = None) -> List[str]:
     """Distinct non-empty texts of a corpus file, in first-seen order.
 
-    ``.txt``/``.txt.gz``: one text per line.  ``.tsv``/``.tsv.gz``: tab-separated with a header,
-    quoting off (the ``shared/data`` format); ``columns`` names the text columns (default
-    ``prediction`` and ``reference``).
+    A table (a name :func:`~wrd_score.files.table_format` knows: ``.tsv``, as in ``shared/data``, ``.csv``,
+    ``.jsonl``, any case, ``.gz`` allowed) is read by :func:`~wrd_score.files.read_table`; ``columns`` names its text
+    columns (default ``prediction`` and ``reference``).  Any other file (``.txt``, ``.txt.gz``): one text per line.
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"corpus must be a file path, got {type(path).__name__}")
@@ -267,10 +268,19 @@ def read_corpus(path: str, columns: Optional[Sequence[str]] = None) -> List[str]
     if not os.path.isfile(path):
         raise FileNotFoundError(f"corpus file {path!r} does not exist")
     texts: Dict[str, None] = {}
-    stem = path[:-3] if path.lower().endswith(".gz") else path
-    if stem.endswith(".tsv"):
+    try:
+        table_format(path)
+        table = True
+    except TableError:  # not a table's name: a text a line
+        table = False
+    if table:
         wanted = list(columns) if columns else ["prediction", "reference"]
-        frame = read_table(path, required=wanted)
+        try:
+            frame = read_table(path, required=wanted)
+        except TableError as exc:
+            hint = (" (columns=, --columns, names the text columns; default prediction reference)"
+                    if isinstance(exc, MissingColumnsError) else "")
+            raise TableError(f"corpus {path!r}: {exc}{hint}") from None
         # Row by row, in column order: the order of first sight fixes which random pairs a seed draws.
         for row in zip(*(frame[column].tolist() for column in wanted)):
             for text in row:
@@ -278,7 +288,7 @@ def read_corpus(path: str, columns: Optional[Sequence[str]] = None) -> List[str]
                     texts.setdefault(text, None)
     else:
         if columns:
-            raise ValueError(f"columns= applies to .tsv corpora only, not {path!r}")
+            raise ValueError(f"columns (--columns) applies to table corpora only (.tsv, .csv, .jsonl), not {path!r}")
         for text in iter_lines(path, "corpus"):
             if text.strip():
                 texts.setdefault(text, None)

@@ -50,7 +50,7 @@ COUNTER_FIT_DEFAULTS: Dict[str, float] = {"delta": 1.0, "gamma": 0.0, "rho": 0.2
                                           "k_vsp": 0.1, "iterations": 20}
 #: The input each optional parameter's step needs: given without it, the parameter is refused, not ignored.
 STEP_NEEDS: Dict[str, str] = {**{name: "constraints" for name in COUNTER_FIT_DEFAULTS}, "post": "constraints",
-                              "verb_weight": "verb_corpus"}
+                              "verb_weight": "verb_corpus", "negators": "verb_corpus"}
 #: Most full-batch steps (each about 0.04 s on the 38,937-word MiniLM files; the paper's 20 converge).
 MAX_ITERATIONS = 1000
 #: Most neighbour pairs the preservation term may hold: each is a Python dict entry while searching and a row of
@@ -274,11 +274,13 @@ def negation_rows(words: Sequence[str], vectors: np.ndarray, negators: Sequence[
 
 
 def check_steps(params: Iterable[str], verb_weight: Optional[float], post: Optional[str], *, constraints: bool,
-                verbs: bool, name: Callable[[str], str] = str) -> None:
+                verbs: bool, negators: bool = False, name: Callable[[str], str] = str) -> None:
     """Refuse a parameter given without the input its step needs (:data:`STEP_NEEDS`): the counter-fitting
-    ``params`` and ``post`` without constraints, ``verb_weight`` without a verb corpus; ``name`` spells them (the
-    CLI's flags). The CLI calls it before reading any file, :func:`specialize_file` again for library callers."""
-    given = [*params, *(["verb_weight"] if verb_weight is not None else []), *(["post"] if post is not None else [])]
+    ``params`` and ``post`` without constraints, ``verb_weight`` and ``negators`` (their norm is the verb step's)
+    without a verb corpus; ``name`` spells them (the CLI's flags). The CLI calls it before reading any file,
+    :func:`specialize_file` again for library callers."""
+    given = [*params, *(["verb_weight"] if verb_weight is not None else []), *(["post"] if post is not None else []),
+             *(["negators"] if negators else [])]
     check_needs(given, STEP_NEEDS, {"constraints": constraints, "verb_corpus": verbs}, name)
 
 
@@ -307,10 +309,9 @@ def specialize_file(source: str, output: str, constraints: Mapping[str, Sequence
                         f"{sorted(COUNTER_FIT_DEFAULTS)}")
     if post is not None:
         check_choice("post", post, sorted(POST_SPECIALIZE))
-    check_steps(params, verb_weight, post, constraints=any(constraints.values()), verbs=verb_corpus is not None)
+    check_steps(params, verb_weight, post, constraints=any(constraints.values()), verbs=verb_corpus is not None,
+                negators=bool(negators))
     verb_weight = 1.0 if verb_weight is None else check_number("verb_weight", verb_weight, 0, MAX_VERB_WEIGHT)
-    if negators and verb_corpus is None:
-        raise ValueError("negators need the verb step's reference norm: give verb_corpus too")
     check_embedding_output(output, [("source", source), ("verb_corpus", verb_corpus)]
                            + [("constraints", path) for path in constraints]
                            + [("df_corpora", path) for path, _ in df_corpora])

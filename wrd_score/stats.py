@@ -51,7 +51,7 @@ from .checks import check_int, check_number
 from .scorer import mean
 
 __all__ = ["correlation_stats", "paired_bootstrap", "paired_p_value", "format_p_value", "Confidence",
-           "system_confidence", "PairedTest", "paired_system_test", "check_resamples", "MIN_RESAMPLES", "PAIRED_METHODS", "undefined_reason"]
+           "system_confidence", "PairedTest", "paired_system_test", "check_resamples", "human_range_bounds", "MIN_RESAMPLES", "PAIRED_METHODS", "undefined_reason"]
 
 CORRELATIONS = ("pearson", "spearman", "kendall")
 # Resampled values held at once by scipy.stats.bootstrap (its batches never change a result).
@@ -133,6 +133,21 @@ def check_resamples(n_boot: Any, name: str = "n_boot", off: bool = False) -> Non
               why=("0: no intervals; " if off else "") + "a 95% interval needs one resample beyond each bound")
 
 
+def human_range_bounds(human_range: Any) -> Tuple[float, float]:
+    """``(lo, hi)`` of a given human range (``--human-range LO HI``): two finite numbers with ``LO < HI``.
+
+    >>> human_range_bounds((0, 5))
+    (0.0, 5.0)
+    """
+    try:
+        lo, hi = (float(value) for value in human_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"human_range (--human-range) must be two numbers LO HI, got {human_range!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+        raise ValueError(f"human_range (--human-range) must be two finite numbers with LO < HI, got {human_range!r}")
+    return lo, hi
+
+
 def check_human_range(human: np.ndarray, human_range: Tuple[float, float]) -> None:
     """Refuse a human range that does not hold the (finite) human scores: MSE and MAE against the
     wrong scale are meaningless (0..1 on 0..5 data gave MSE 7.1)."""
@@ -171,9 +186,7 @@ def correlation_stats(scores: Sequence[float], human: Sequence[float], human_ran
     y = np.asarray(human, dtype=np.float64)
     if x.shape != y.shape:
         raise ValueError(f"scores and human must have the same length, got {x.shape} and {y.shape}")
-    lo, hi = map(float, human_range)
-    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-        raise ValueError(f"human_range must be two finite numbers LO < HI, got {human_range!r}")
+    lo, hi = human_range_bounds(human_range)
     check_resamples(n_boot, off=True)
     keep = np.isfinite(x) & np.isfinite(y)
     x, y = x[keep], y[keep]

@@ -49,16 +49,19 @@ from .options import parse_option
 from .metrics import get_metric
 from .metrics import column_name, metric_names
 from .metrics.base import check_options_read, metric_options, options_read
-from .plot import plot_scatter as draw_scatter
+from .plot import MAX_SCATTER_PANELS, plot_scatter as draw_scatter
 from .stream import MAX_CHUNK_SIZE, score_chunked
 from .stats import (CORRELATIONS, check_human_range, check_resamples, correlation_stats, format_p_value,
-                    paired_bootstrap)
+                    human_range_bounds, paired_bootstrap)
 
 __all__ = ["MetricSpec", "parse_metric", "read_judgments", "correlation_stats", "paired_bootstrap",
            "ValidationResult", "validate", "DEFAULT_METRICS", "all_metrics", "spec_signature", "output_paths",
-           "check_outputs", "check_options_used"]
+           "check_outputs", "check_options_used", "MAX_GROUPS"]
 
 DEFAULT_METRICS = ("wrdscore", "column:baseline_*")
+#: Most groups of ``group_by`` (``--group-by``): each group is bootstrapped for every metric, so a column of 1,000
+#: values (groups of 3 rows) ran for over 5 minutes on 3,000 rows; the shared data's groupings have at most 19.
+MAX_GROUPS = 100
 _WRDSCORE_CHUNK = 256  # pairs per progress-bar step (scores do not depend on the chunking)
 
 
@@ -166,7 +169,8 @@ def read_judgments(path: str, human: str = "human"):
     """
     frame = read_table(path, required=("prediction", "reference"), numeric=(human,))
     if human not in frame.columns:
-        raise ValueError(f"{os.fspath(path)!r} lacks column(s) [{human!r}]; its columns are {list(frame.columns)}")
+        raise ValueError(f"{os.fspath(path)!r} lacks the human score column {human!r} (human=, --human); its columns "
+                         f"are {list(frame.columns)}")
     if "id" not in frame.columns:
         frame.insert(0, "id", [str(i) for i in range(len(frame))])
     return frame
@@ -206,6 +210,16 @@ def expand_metrics(specs: Sequence[str], frame, human: str, strict: bool = True,
             numeric = _numeric_columns(frame, exclude=(human,))
         pattern = spec.kwargs["column"]
         matches = [c for c in numeric if fnmatch.fnmatchcase(c, pattern)]
+        if not matches and strict and pattern in frame.columns:
+            # A column named outright: say what keeps it out, not only which columns are numeric.
+            if pattern == human:
+                raise ValueError(f"metric {text!r}: column {pattern!r} holds the human scores (human=, --human on "
+                                 "the command line); a metric is correlated with it, not with itself")
+            if pattern not in ("id", "prediction", "reference"):
+                try:
+                    _numeric(frame[pattern], pattern)
+                except ValueError as exc:
+                    raise ValueError(f"metric {text!r}: {exc}") from None
         if not matches and strict:
             raise ValueError(f"metric {text!r}: no numeric column matches {pattern!r}; numeric columns: {numeric}")
         out.extend(MetricSpec("column", (("column", c),), c) for c in matches)
@@ -307,12 +321,7 @@ class ConstantHumanError(ValueError):
 
 def _human_range(values: np.ndarray, given: Optional[Sequence[float]]) -> Tuple[float, float]:
     if given is not None:
-        if len(given) != 2:
-            raise ValueError(f"human_range must be two numbers LO HI, got {given!r}")
-        lo, hi = float(given[0]), float(given[1])
-        if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-            raise ValueError(f"human_range must be two finite numbers with LO < HI, got {given!r}")
-        return lo, hi
+        return human_range_bounds(given)
     finite = values[np.isfinite(values)]
     if finite.size == 0 or np.ptp(finite) == 0:
         raise ConstantHumanError("the human column has fewer than two distinct values; give human_range=(LO, HI)")
@@ -323,8 +332,9 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
                    human: str = "human", group_by: Optional[str] = None,
                    human_range: Optional[Sequence[float]] = None, n_boot: int = 1000, seed: Optional[int] = None,
                    options: Optional[Mapping[str, Any]] = None, reference: Optional[str] = None,
-                   progress: bool = True) -> ValidationResult:
-    """Validate metrics on one already-read judgment frame (see :func:`validate`)."""
+                   progress: bool = True, plotted: bool = False) -> ValidationResult:
+    """Validate metrics on one already-read judgment frame (see :func:`validate`); ``plotted``: a scatter grid
+    (one panel per metric) will be drawn, so the metrics are held to :data:`~wrd_score.plot.MAX_SCATTER_PANELS`."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -335,10 +345,21 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
     seed = 0 if seed is None else check_int("seed", seed, 0)
     check_options_used(metrics, options)
     if group_by is not None and group_by not in frame.columns:
-        raise ValueError(f"group_by column {group_by!r} is not in {path!r}; its columns are {list(frame.columns)}")
+        raise ValueError(f"group_by (--group-by) column {group_by!r} is not in {path!r}; its columns are "
+                         f"{list(frame.columns)}")
+    if group_by is not None:
+        n_groups = frame[group_by].astype(str).nunique()
+        if n_groups > MAX_GROUPS:
+            raise ValueError(f"group_by (--group-by) column {group_by!r} has {n_groups:,} distinct values in {path!r}; "
+                             f"at most {MAX_GROUPS} groups are validated (each is bootstrapped for every metric): "
+                             "group by a coarser column")
     specs = expand_metrics(list(metrics), frame, human, strict=tuple(metrics) != DEFAULT_METRICS, options=options)
     if not specs:
         raise ValueError("no metrics to validate")
+    if plotted and len(specs) > MAX_SCATTER_PANELS:  # known now (patterns expanded), before any metric is scored
+        raise ValueError(f"{path!r}: {len(specs):,} metrics to validate, but the scatter grid written beside the "
+                         f"scores draws at most {MAX_SCATTER_PANELS} panels: give at most {MAX_SCATTER_PANELS} "
+                         "metrics, or write no files (output_dir=None, --no-files)")
     humans = np.asarray(frame[human], dtype=np.float64)
     rng = _human_range(humans, human_range)
     check_human_range(humans, rng)  # before any metric is scored
@@ -353,8 +374,10 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
                           "human": humans})
     if group_by is not None:
         table[group_by] = frame[group_by].to_numpy()
-    for spec in tqdm(specs, desc=os.path.basename(path), unit="metric", disable=not progress, file=sys.stderr):
-        table[spec.label] = compute_metric(spec, frame, options, progress)
+    scored = {spec.label: compute_metric(spec, frame, options, progress)
+              for spec in tqdm(specs, desc=os.path.basename(path), unit="metric", disable=not progress, file=sys.stderr)}
+    # Joined at once: a column inserted per metric made pandas warn of a fragmented frame past 100 of them.
+    table = pd.concat([table, pd.DataFrame(scored, index=table.index)], axis=1)
 
     result = ValidationResult(os.fspath(path), human, rng, reference, table, group_by=group_by,
                               n_boot=n_boot, seed=seed)
@@ -430,7 +453,7 @@ def validate(paths: Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS, *, 
         frame = read_judgments(path, human)
         result = validate_frame(frame, metrics, path=os.fspath(path), human=human, group_by=group_by,
                                 human_range=human_range, n_boot=n_boot, seed=seed, options=options,
-                                reference=reference, progress=progress)
+                                reference=reference, progress=progress, plotted=output_dir is not None)
         if output_dir is not None:
             write_outputs(result, output_dir)
         results.append(result)

@@ -268,3 +268,44 @@ def test_ids_beyond_any_tokenizer_are_a_clear_error(minilm_tokenizer):
     with pytest.raises(ValueError, match="label_ids hold the id 4294967296"):
         hook(([[1037]], [[2**32]]))
     assert hook(([[2**32 - 1, 1037]], [[1037]]))["wrdscore_f1"] == 1.0  # the largest id still decodes (to nothing)
+
+
+@pytest.mark.parametrize("ids", [
+    [["get count"], ["size"]],                      # decoded strings instead of ids
+    np.array([[3, 4]], dtype=object),               # objects
+    [[None, 3]],                                    # a missing id
+    np.array([[True, True]]),                       # booleans (decoded as id 1)
+    np.array([[3 + 0j, 4]]),                        # complex numbers (the imaginary part was dropped)
+], ids=["strings", "objects", "none", "bool", "complex"])
+def test_ids_that_are_not_numbers_are_refused_by_name(ids):
+    """Red-team 5: strings or objects as ids were a TypeError from numpy's isfinite; booleans decoded as the id 1 and
+    complex numbers lost their imaginary part, both scored without a word."""
+    hook = transformers_hook(ToyTokenizer())
+    with pytest.raises(ValueError, match=r"^predictions must hold integer token ids \(or float logits\), got an "
+                                         r"array of (<U|object|bool|complex)"):
+        hook((ids, LABELS[:len(ids)]))
+    with pytest.raises(ValueError, match=r"^label_ids must hold integer token ids"):
+        hook((PRED[:len(ids)], ids))
+
+
+def test_float_ids_beyond_any_tokenizer_are_refused_not_cast_to_padding():
+    """Red-team 5: a float id of 1e30 was cast to int64 (its minimum), taken for -100 padding and decoded to
+    nothing: "1e30 count" scored as "count" without a word."""
+    hook = transformers_hook(ToyTokenizer())
+    for ids in (np.array([[1e30, 4.0]]), np.array([[3.0, 2.0**63]])):
+        with pytest.raises(ValueError, match=r"^predictions hold the id [0-9.e+]+, beyond any tokenizer's range"):
+            hook((ids, [[3, 4]]))
+    assert hook((np.array([[3.0, 4.0, -100.0]]), [[3, 4]]))["wrdscore_f1"] == 1.0  # float ids that are ids still work
+
+
+def test_nan_logits_are_refused_not_argmaxed_to_an_empty_text():
+    """Red-team 5: numpy's argmax picks a NaN, so a diverged model's NaN logits decoded to padding (an empty text) and
+    the evaluation reported F1 0.0 as if it were a score."""
+    logits = np.full((1, 2, len(WORDS)), -1.0)
+    logits[0, 0, 3] = logits[0, 1, 4] = 5.0
+    hook = transformers_hook(ToyTokenizer())
+    assert hook((logits, [[3, 4]]))["wrdscore_f1"] == 1.0
+    logits[0, 1, 7] = np.nan
+    with pytest.raises(ValueError, match=r"^predictions \(logits\) hold NaN at example 0, position 1"):
+        hook((logits, [[3, 4]]))
+    assert hook((logits, [[3, -100]]))["wrdscore_f1"] == 1.0  # where no label counts, the logits are not read

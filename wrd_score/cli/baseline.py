@@ -13,11 +13,12 @@ from .common import add_metric_arguments, int_type, options_from_args
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", required=True,
-                        help="texts to pair at random: .txt[.gz] one per line, or a .tsv[.gz] with a header "
+                        help="texts to pair at random: a table (.tsv, .csv, .jsonl, [.gz]) whose --columns hold them, or any "
+                             "other file (.txt[.gz]) one text per line "
                              "(e.g. ../shared/data/java_method_names/java_method_names.txt.gz for identifiers, "
                              "../shared/data/stsb/stsb_train.tsv for sentences)")
     parser.add_argument("--columns", nargs="+", default=None,
-                        help="text columns of a .tsv corpus (default: prediction reference)")
+                        help="text columns of a table corpus (default: prediction reference)")
     parser.add_argument("--pairs", type=int, default=2000, help="random pairs to score (default 2000)")
     parser.add_argument("--seed", type=int_type("--seed", 0), default=0, help="random seed (default 0)")
     parser.add_argument("--output", default=None,

@@ -25,7 +25,7 @@ _COUNTER_FIT_FLAGS = {
 
 
 #: Flags whose name is not the parameter's.
-_FLAGS = {"verb_corpus": "--verbs", "post": "--post-specialize"}
+_FLAGS = {"verb_corpus": "--verbs", "post": "--post-specialize", "negators": "--negation"}
 
 
 def _flag(name: str) -> str:
@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     params = {name: getattr(args, name) for name in COUNTER_FIT_DEFAULTS if getattr(args, name) is not None}
     check_steps(params, args.verb_weight, args.post_specialize, constraints=bool(args.constraints),
-                verbs=args.verbs is not None, name=_flag)
+                verbs=args.verbs is not None, negators=args.negation, name=_flag)
     df_corpora = [_corpus_arg(c, "--df-corpus", DOCUMENT_FORMATS) for c in args.df_corpus or ()]
     # -o on the input embedding replaced the user's file; so would -o on any other file this command reads.
     check_embedding_output(args.output, [("embedding", args.embedding), ("--verbs", args.verbs)]

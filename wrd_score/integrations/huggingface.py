@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -89,30 +89,40 @@ class WRDScoreComputeMetrics:
         except ValueError:
             raise ValueError(f"{name} must be a rectangular array (pad it with -100)") from None
 
-    def _ids(self, array: np.ndarray, name: str) -> np.ndarray:
+    def _ids(self, array: np.ndarray, name: str) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+        """The token ids of ``array`` (ids, or logits argmaxed), and for logits where their argmax is NaN."""
         if array.ndim == 1:
             # One sequence; an empty array is no example at all (as (1, 0) it decoded to one empty pair, 1.0).
             array = array[None, :] if array.size else array.reshape(0, 0)
+        nan = None
         if array.ndim == 3:  # logits (batch, length, vocab) -> ids
             if not np.issubdtype(array.dtype, np.floating):
                 raise ValueError(f"{name} is a 3-D array of {array.dtype}: logits are floats; pass token ids as "
                                  "(batch, length), or logits (batch, length, vocab)")
-            array = array.argmax(axis=-1)
+            ids = array.argmax(axis=-1)
+            # argmax picks a NaN wherever a row holds one: a diverged model's logits decoded to padding and scored 0.
+            nan = np.isnan(np.take_along_axis(array, ids[..., None], axis=-1)[..., 0])
+            array = ids
         if array.ndim != 2:
             raise ValueError(f"{name} must be token ids (batch, length) or logits (batch, length, vocab), "
                              f"got an array of shape {array.shape}")
+        # Booleans and complex numbers cast to ids silently (True is 1); strings and objects failed inside numpy.
+        if not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+            raise ValueError(f"{name} must hold integer token ids (or float logits), got an array of {array.dtype}; "
+                             "the hook decodes ids itself: pass the generated token ids or the logits")
         if not np.issubdtype(array.dtype, np.integer):
             if array.size and (not np.all(np.isfinite(array)) or not np.all(array == np.round(array))):
                 raise ValueError(f"{name} must hold integer token ids")
-            array = array.astype(np.int64)
         # Tokenizers hold ids as unsigned 32-bit integers (a bigger one is an OverflowError deep in
-        # batch_decode); no vocabulary comes near that, so such an id is not a token id at all.
+        # batch_decode); no vocabulary comes near that, so such an id is not a token id at all.  Checked before a
+        # float is cast: 1e30 became int64's minimum, taken for padding below.
         if array.size and array.max() >= _MAX_TOKEN_ID:
             raise ValueError(f"{name} hold the id {int(array.max())}, beyond any tokenizer's range (token ids are "
                              f"below 2**32); pass generated token ids or logits")
+        array = array.astype(np.int64, copy=False)
         # -100 is the ignore index of labels and the padding Trainer uses when it concatenates
         # generations of different lengths; no real id is negative, so every negative is padding.
-        return np.where(array < 0, self.pad_token_id, array)
+        return np.where(array < 0, self.pad_token_id, array), nan
 
     def decode(self, ids: np.ndarray) -> List[str]:
         if len(ids) == 0:
@@ -134,11 +144,17 @@ class WRDScoreComputeMetrics:
         if labels is None:
             raise ValueError("the evaluation has no labels: give the eval dataset a 'labels' column")
         raw_predictions, raw_labels = self._array(predictions, "predictions"), self._array(labels, "label_ids")
-        pred_ids = self._ids(raw_predictions, "predictions")
-        label_ids = self._ids(raw_labels, "label_ids")
+        pred_ids, nan = self._ids(raw_predictions, "predictions")
+        label_ids, _ = self._ids(raw_labels, "label_ids")
         if raw_predictions.ndim == 3 and pred_ids.shape == label_ids.shape:
             # Logits exist at every position, padding included; only positions with a label count.
-            pred_ids = np.where(raw_labels.reshape(label_ids.shape) < 0, self.pad_token_id, pred_ids)
+            ignored = raw_labels.reshape(label_ids.shape) < 0
+            pred_ids = np.where(ignored, self.pad_token_id, pred_ids)
+            nan &= ~ignored
+        if nan is not None and nan.any():
+            example, position = (int(i) for i in np.argwhere(nan)[0])
+            raise ValueError(f"predictions (logits) hold NaN at example {example}, position {position}: the model's "
+                             "outputs are not numbers there (has training diverged?), so no token can be read")
         if len(pred_ids) != len(label_ids):
             raise ValueError(f"predictions and label_ids have different batch sizes: {len(pred_ids)} and {len(label_ids)}")
         self.last_predictions, self.last_references = self.decode(pred_ids), self.decode(label_ids)
