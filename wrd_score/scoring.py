@@ -6,7 +6,8 @@ How P and R are read off a plan (the variants ``paper`` and ``wrd``) is defined 
 (:func:`wrd_score.transport.variants.plan_prf`: the batch kernel compiles it in, the POT path here calls it
 through :func:`prf_from_plan`); which variant a call uses comes from its preset when not given (``wrd`` in every
 bundle of :data:`wrd_score.options.PRESETS`).  Here: scoring a call's pairs (the batch kernel, re-scoring on
-POT's path the pairs it declines), F1 (the harmonic mean, 0 when P = R = 0), the empty-text rule, the cosine
+POT's path the pairs it declines), F1 (the harmonic mean where P and R are positive, the smaller of the two
+elsewhere: :func:`f1_score`), the empty-text rule, the cosine
 matrix, the best reference.  Each text's masses are normalised by one rule (:func:`wrd_score.weights.normalise_texts`),
 whichever path scores the pair.
 """
