@@ -269,10 +269,15 @@ def test_transport_node_cap_is_a_clear_error_naming_the_text(monkeypatch):
     """Above the cap, score() and explain() refuse before any transport matrix exists (POT would
     abort the process with std::bad_alloc on a big enough problem).  The cap is lowered so the test
     is fast; the check is the same at 4096."""
-    from wrd_score import WRDScorer, scoring
+    from wrd_score import WRDScorer
+    from wrd_score import scorer as scorer_module
 
-    monkeypatch.setattr(scoring, "MAX_TRANSPORT_NODES", 20)
-    monkeypatch.setattr(scoring, "emd_plan", lambda *a: pytest.fail("transport ran above the cap"))
+    # The globals of the scoring module the scorer calls: with the doctests collected first, pytest's importlib mode
+    # imports wrd_score/scoring.py a second time, and patching that copy missed the scorer's.
+    scoring_globals = scorer_module.check_transport_size.__globals__
+    assert {"MAX_TRANSPORT_NODES", "emd_plan"} <= scoring_globals.keys()  # patched, not added
+    monkeypatch.setitem(scoring_globals, "MAX_TRANSPORT_NODES", 20)
+    monkeypatch.setitem(scoring_globals, "emd_plan", lambda *a: pytest.fail("transport ran above the cap"))
     wide = " ".join(f"qz{c}w" for c in "abcdefghijklmnopqrstu")  # 21 distinct unknown tokens: 21 n-gram nodes
     repeated = " ".join(["get count"] * 50)  # 100 tokens, 2 distinct: within the cap
     s = WRDScorer()
