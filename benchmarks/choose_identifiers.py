@@ -503,12 +503,17 @@ def is_one_identifier(text: str) -> bool:
     return len(text.split()) == 1
 
 
-def name_cap_table(share: float) -> Callable:
+def largest_norm(scorer: WRDScorer) -> float:
+    """The largest vector norm of the scorer's embedding file (the library's norms, :func:`safe_norms`)."""
+    from wrd_score.embeddings import safe_norms
+
+    return float(safe_norms(np.asarray(scorer.backend.embedding.vectors, dtype=np.float64)).max())
+
+
+def name_cap_table(cap: float) -> Callable:
     """An ``idf_fn`` of :func:`identifier_dev.f1_scores`: each token weighs its norm (the ``norm`` mass the backend
-    gives it), capped at ``share`` times the largest norm of the scorer's embedding file."""
+    gives it), capped at ``cap`` (a share of :func:`largest_norm`)."""
     def make(scorer, texts):
-        emb = scorer.backend.embedding
-        cap = share * float(np.max(np.linalg.norm(np.asarray(emb.vectors, dtype=np.float64), axis=1)))
         enc = scorer.backend.encode(list(texts))
         return {token: min(float(norm), cap) for token, norm in zip(enc.tokens, enc.norms)}
     return make
@@ -532,9 +537,11 @@ def name_mass_candidates(cands: List[Candidate], scores: Dict[str, Dict[str, np.
         if c.weights != "norm":
             continue
         scorer = WRDScorer(embedding=c.embedding, variant=c.variant, weights="idf")
+        largest = largest_norm(scorer)  # once per file: it read every row of the file for each dev set and cap
         for share in NAME_CAPS:
             label = f"{c.label}, names capped at {share:.2f} x max norm"
-            scores[label] = {d.name: (f1_scores(scorer, *d.pairs(), name_cap_table(share)) if d.kind == "identifiers"
+            table = name_cap_table(share * largest)
+            scores[label] = {d.name: (f1_scores(scorer, *d.pairs(), table) if d.kind == "identifiers"
                                       else scores[c.label][d.name]) for d in dev_sets}
             out.append(Candidate(label, c.embedding, c.variant, "norm", c.file_steps, c.mass_steps + 1))
     return out
