@@ -212,7 +212,7 @@ _WIDGETS = {
     "weights": (gr.Dropdown, "Token masses (weights)", None),
     "tokenizer": (gr.Dropdown, "Tokenizer", "auto: the one that suits the embedding"),
     "oov": (gr.Dropdown, "Out-of-vocabulary tokens (static)", None),
-    "clip_negative": (gr.Checkbox, "Clip negative cosines to 0", None),
+    "clip_negative": (gr.Radio, "Clip negative cosines to 0", "no: scores in [-1, 1]"),
     "rescale_with_baseline": (gr.Checkbox, "Rescale with baseline", None),
     "siblings": (gr.Checkbox, "Also the literature's metrics (" + ", ".join(
         {"bertscore": "BERTScore's rule", "moverscore": "MoverScore's rule"}.get(m) or metric_label(m, {})

@@ -138,6 +138,8 @@ DEFAULT_01 = "wrd-minilm-distilled/wrd/norm"
 DEFAULT_02 = "wrd-minilm-code/wrd/norm*corpus-idf"
 #: The recipe that chose the 0.4.0 default (its build from the train constraints): the chosen one is compared with it.
 RECIPE_04 = "distilled+cf(repel)+verbs(0.5)+morph/wrd/norm"
+#: 0.5.0's choice, the recipe of the shipped default file (wrd-minilm-cf-morph-post).
+RECIPE_05 = "distilled+cf(repel)+verbs(0.5)+morph+post/wrd/norm"
 
 
 @dataclass(frozen=True)
@@ -349,9 +351,14 @@ ISSUE_PAIRS = [("getCount", "setCount"), ("getLength", "length"), ("addItem", "r
                ("getCount", "size"), ("valid", "invalid"), ("hasValue", "hasNoValue")]
 
 
-def aims_table(specs: List[Tuple[str, str, str, str]], scores_of: Callable[[str], Dict[str, np.ndarray]],
+#: A column of the aims and STS-B test tables: (column, embedding, variant, weights, clip_negative). Clipping is given
+#: explicitly: left to the library it would follow the preset, which since 0.6.0 differs by the embedding's name.
+Spec = Tuple[str, str, str, str, bool]
+
+
+def aims_table(specs: List[Spec], scores_of: Callable[[str], Dict[str, np.ndarray]],
                dev_sets: Sequence[DevSet]) -> str:
-    """The issue's aims, each candidate of ``specs`` ((column, embedding, variant, weights)) one column."""
+    """The issue's aims, each candidate of ``specs`` one column."""
     from identifier_dev import negation_pairs, random_name_pairs, read_tsv, showcase_pairs, _float
 
     large = read_tsv(DATA / "idbench" / "idbench_large.tsv")
@@ -367,8 +374,8 @@ def aims_table(specs: List[Tuple[str, str, str, str]], scores_of: Callable[[str]
         "random-pair mean F1 (2,000 method names, seed 0)", "negation pairs of the corpus: mean F1 (lower is better)",
         "STS-B dev Spearman (aim: not below the 0.1.x default)", "SICK Spearman (aim: not below the 0.1.x default)")}
     pair_rows: Dict[str, List[str]] = {f"{a} / {b}": [] for a, b in ISSUE_PAIRS}
-    for column, embedding, variant, weights in specs:
-        scorer = WRDScorer(embedding=embedding, variant=variant, weights=weights)
+    for column, embedding, variant, weights, clip in specs:
+        scorer = WRDScorer(embedding=embedding, variant=variant, weights=weights, clip_negative=clip)
         sc = scores_of(column)
         for name in ("IdBench sim", "IdBench rel", "IdBench opp<syn"):
             rows[next(k for k in rows if k.startswith(name.replace(" sim", " similarity").replace(" rel", " relatedness")))].append(
@@ -390,7 +397,7 @@ def aims_table(specs: List[Tuple[str, str, str, str]], scores_of: Callable[[str]
         rows[keys[5]].append(f"{f1_scores(scorer, *negations).mean():.3f} ({len(negations[0])} pairs)")
         rows[keys[6]].append(f"{by['STS-B dev'].value(sc['STS-B dev']):.3f}")
         rows[keys[7]].append(f"{by['SICK'].value(sc['SICK']):.3f}")
-    lines = ["| aim | " + " | ".join(c for c, _, _, _ in specs) + " |", "|---|" + "---|" * len(specs)]
+    lines = ["| aim | " + " | ".join(spec[0] for spec in specs) + " |", "|---|" + "---|" * len(specs)]
     lines += [f"| {k} | " + " | ".join(v) + " |" for k, v in rows.items()]
     lines += [f"| F1 {k} | " + " | ".join(v) + " |" for k, v in pair_rows.items()]
     return "\n".join(lines)
@@ -548,14 +555,15 @@ def name_mass_candidates(cands: List[Candidate], scores: Dict[str, Dict[str, np.
 
 
 def unclipped_candidates(cands: List[Candidate], scores: Dict[str, Dict[str, np.ndarray]],
-                         dev_sets: Sequence[DevSet]) -> List[Candidate]:
+                         dev_sets: Sequence[DevSet],
+                         score: Optional[Callable[[Candidate], Dict[str, np.ndarray]]] = None) -> List[Candidate]:
     """Every candidate again with ``clip_negative=False`` (negative cosines kept), scored into ``scores``; the same
     number of steps (clipping is not a build or mass step)."""
     out = []
     for c in cands:
         u = Candidate(f"{c.label}, cosines unclipped", c.embedding, c.variant, c.weights, c.file_steps, c.mass_steps,
                       clip=False)
-        scores[u.label] = score_candidate(u, dev_sets)
+        scores[u.label] = score(u) if score is not None else score_candidate(u, dev_sets)
         out.append(u)
     return out
 
@@ -590,6 +598,50 @@ def extension_report(cands: List[Candidate], added: List[Candidate], what: str,
             cells.append(f"{d.value(scores[c.label][d.name]):.3f} ({diff:+.3f}, p={p:.3f})")
         lines.append(f"| {c.label[len(alone.label) + 2:]} | " + " | ".join(cells) + f" | {_fmt_rank(rank.get(c.label))} |")
     return "\n".join(lines)
+
+
+def scores_from(specs: List[Spec], label_of: Dict[str, str], scores: Dict[str, Dict[str, np.ndarray]],
+                dev_sets: Sequence[DevSet]) -> Callable[[str], Dict[str, np.ndarray]]:
+    """A column's dev scores: the grid's (``label_of`` names the candidate) or scored now."""
+    def scores_of(column: str) -> Dict[str, np.ndarray]:
+        if column in label_of:
+            return scores[label_of[column]]
+        _, embedding, variant, weights, clip = next(s for s in specs if s[0] == column)
+        return score_candidate(Candidate(column, embedding, variant, weights, 0, 0, clip=clip), dev_sets)
+    return scores_of
+
+
+def test_table(specs: List[Spec]) -> str:
+    """STS-B test Spearman of each column: read once, after the choice."""
+    from identifier_dev import _human_rows
+    from scipy.stats import spearmanr
+
+    preds, refs, human = _human_rows(DATA / "stsb" / "stsb_test.tsv", "human")
+    lines = ["| configuration | STS-B test Spearman |", "|---|---:|"]
+    for column, embedding, variant, weights, clip in specs:
+        f1 = f1_scores(WRDScorer(embedding=embedding, variant=variant, weights=weights, clip_negative=clip), preds, refs)
+        lines.append(f"| {column} | {spearmanr(f1, human)[0]:.3f} |")
+    return "\n".join(lines)
+
+
+def clip_aims(added: List[Candidate], scores: Dict[str, Dict[str, np.ndarray]], dev_sets: Sequence[DevSet],
+              extras: bool, test: bool) -> List[str]:
+    """The aims (``extras``) and STS-B test (``test``) of the default with its cosines clipped (0.5.x) and kept
+    (0.6.0), beside the unclipped twin of the grid's choice built from the train constraints."""
+    twin = next(c for c in added if c.label == RECIPE_05 + ", cosines unclipped")
+    shipped = str(REPO / "embeddings" / "wrd-minilm-cf-morph-post.npz")
+    specs: List[Spec] = [("0.1.x default", "wrd-minilm-distilled", "wrd", "norm", True),
+                         (f"{RECIPE_05}, unclipped (train constraints)", twin.embedding, "wrd", "norm", False),
+                         ("0.5.x default: wrd-minilm-cf-morph-post, clipped", shipped, "wrd", "norm", True),
+                         ("0.6.0 default: wrd-minilm-cf-morph-post, unclipped", shipped, "wrd", "norm", False)]
+    scores_of = scores_from(specs, {"0.1.x default": DEFAULT_01, specs[1][0]: twin.label}, scores, dev_sets)
+    parts: List[str] = []
+    if extras:
+        parts += ["", "Aims (dev figures; the triplets of the shipped file are in-sample: it trained on their pairs):",
+                  "", aims_table(specs, scores_of, dev_sets)]
+    if test:
+        parts += ["", "STS-B test, read once after the choice:", "", test_table(specs)]
+    return parts
 
 
 def _fmt_rank(rank: Optional[float]) -> str:
@@ -628,22 +680,28 @@ def main(argv: Optional[List[str]] = None) -> int:
     cache = pickle.loads(cache_path.read_bytes()) if cache_path.is_file() else {}
     scores = {}
     from wrd_score.embeddings import load_embedding
-    for c in cands:
-        key = (c.label, load_embedding(c.embedding).checksum, c.variant, c.weights)
+
+    def cached(c: Candidate) -> Dict[str, np.ndarray]:
+        # Clipped candidates keep the keys of the caches written before --clip existed.
+        key = (c.label, load_embedding(c.embedding).checksum, c.variant, c.weights) + (() if c.clip else (False,))
         if key not in cache:
             cache[key] = score_candidate(c, dev_sets)
             cache_path.write_bytes(pickle.dumps(cache))
             print(f"{c.label}: {time.perf_counter() - start:.0f}s", file=sys.stderr)
-        scores[c.label] = cache[key]
+        return cache[key]
+
+    for c in cands:
+        scores[c.label] = cached(c)
     if args.name_masses:
         added = name_mass_candidates(cands, scores, dev_sets)
         what = ("every `norm` candidate with its masses capped in names at "
                 + ", ".join(f"{s:.2f}" for s in NAME_CAPS) + " of the file's largest norm")
         return emit(extension_report(cands, added, what, scores, dev_sets, rouge, args.n_boot), args.markdown)
     if args.clip:
-        added = unclipped_candidates(cands, scores, dev_sets)
-        return emit(extension_report(cands, added, "every candidate with its negative cosines kept "
-                                     "(`clip_negative=False`)", scores, dev_sets, rouge, args.n_boot), args.markdown)
+        added = unclipped_candidates(cands, scores, dev_sets, cached)
+        report = extension_report(cands, added, "every candidate with its negative cosines kept (`clip_negative=False`)",
+                                  scores, dev_sets, rouge, args.n_boot)
+        return emit("\n".join([report] + clip_aims(added, scores, dev_sets, args.extras, args.test)), args.markdown)
     result = choose(cands, scores, dev_sets, rouge, DEFAULT_01, args.n_boot, INCOMPLETE)
     unamended = choose(cands, scores, dev_sets, rouge, DEFAULT_01, args.n_boot)
     parts = ["Files built by (from the repository root):", "", "```bash"] + commands + ["```", "", grid_table(cands, scores, dev_sets, rouge, result), "",
@@ -666,11 +724,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     chosen = result["chosen"]
     if chosen is not None and (args.extras or args.test):
         chosen_column = f"chosen: {chosen.label} (train constraints)"
-        specs = [("0.1.x default", "wrd-minilm-distilled", "wrd", "norm"),
-                 ("0.2.0 default", str(CODE), "wrd", "norm*corpus-idf"),
-                 ("0.2.0 file, corpus-idf", str(CODE), "wrd", "corpus-idf"),
-                 ("0.4.0 default", "wrd-minilm-cf-morph", "wrd", "norm"),
-                 (chosen_column, chosen.embedding, chosen.variant, chosen.weights)]
+        specs: List[Spec] = [("0.1.x default", "wrd-minilm-distilled", "wrd", "norm", True),
+                             ("0.2.0 default", str(CODE), "wrd", "norm*corpus-idf", True),
+                             ("0.2.0 file, corpus-idf", str(CODE), "wrd", "corpus-idf", True),
+                             ("0.4.0 default", "wrd-minilm-cf-morph", "wrd", "norm", True),
+                             (chosen_column, chosen.embedding, chosen.variant, chosen.weights, True)]
         if args.ship:
             import subprocess
 
@@ -678,19 +736,12 @@ def main(argv: Optional[List[str]] = None) -> int:
             parts += ["", "The shipped file, the chosen recipe on every constraint:", "", "```bash", line, "```"]
             if not Path(args.ship).is_file():
                 subprocess.run(line.split(), check=True, cwd=REPO, stdout=subprocess.DEVNULL)
-            specs.append((f"shipped: {args.ship_name} (all constraints)", args.ship, chosen.variant, chosen.weights))
+            specs.append((f"shipped: {args.ship_name} (all constraints)", args.ship, chosen.variant, chosen.weights, True))
         label_of = {"0.1.x default": DEFAULT_01, "0.2.0 default": DEFAULT_02,
                     "0.2.0 file, corpus-idf": "wrd-minilm-code/wrd/corpus-idf", chosen_column: chosen.label}
-
-        def scores_of(column: str) -> Dict[str, np.ndarray]:
-            if column in label_of:
-                return scores[label_of[column]]
-            spec = next(s for s in specs if s[0] == column)
-            return score_candidate(Candidate(column, spec[1], spec[2], spec[3], 0, 0), dev_sets)
-
         if args.extras:
             parts += ["", "Aims (dev figures; the triplets of the shipped file are in-sample: it trained on their pairs):",
-                      "", aims_table(specs, scores_of, dev_sets),
+                      "", aims_table(specs, scores_from(specs, label_of, scores, dev_sets), dev_sets),
                       "", f"Masses on the chosen file (`{chosen.label.split('/')[0]}`, variant `wrd`):", "",
                       masses_table(chosen.embedding, dev_sets, args.workdir),
                       "", "Masses on the 0.2.0 file (`wrd-minilm-code`, variant `wrd`):", "",
@@ -698,15 +749,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                       "", f"int8 storage of the chosen file (`{chosen.label}`):",
                       "", int8_table(chosen.embedding, chosen.variant, chosen.weights, dev_sets, args.workdir)]
         if args.test:
-            from identifier_dev import _human_rows
-            from scipy.stats import spearmanr
-
-            preds, refs, human = _human_rows(DATA / "stsb" / "stsb_test.tsv", "human")
-            lines = ["| configuration | STS-B test Spearman |", "|---|---:|"]
-            for column, embedding, variant, weights in specs:
-                f1 = f1_scores(WRDScorer(embedding=embedding, variant=variant, weights=weights), preds, refs)
-                lines.append(f"| {column} | {spearmanr(f1, human)[0]:.3f} |")
-            parts += ["", "STS-B test, read once after the choice:", "", "\n".join(lines)]
+            parts += ["", "STS-B test, read once after the choice:", "", test_table(specs)]
     return emit("\n".join(parts), args.markdown)
 
 

@@ -66,6 +66,8 @@ def workloads() -> Dict[str, Pairs]:
 
 STATIC_CONFIGS: Dict[str, dict] = {
     "default": {},
+    # The default of 0.5.x (negative cosines clipped): its lines equal 0.5.2's "default" lines.
+    "clip": {"clip_negative": True},
     "paper": {"variant": "paper"},
     "idf": {"weights": "idf"},
     "norm*idf": {"weights": "norm*idf"},

@@ -16,6 +16,12 @@ EXAMPLES = [
 ]
 
 
+def _span(values) -> str:
+    """``-0.02 to -0.00``; one value where both ends print alike (``-0.01``, not ``-0.01 to -0.01``)."""
+    low, high = f"{min(values):+.2f}", f"{max(values):+.2f}"
+    return low if low == high else f"{low} to {high}"
+
+
 def main() -> None:
     refs = [r for r, _ in EXAMPLES]
     preds = [p for _, p in EXAMPLES]
@@ -31,7 +37,7 @@ def main() -> None:
           f"baseline, `embeddings/baselines.json`). {len(above)} of the {len(distinct)} distinct pairs land above that "
           f"(best: `{best[1]}` / `{best[0]}`, F1 {distinct[best][0]:.3f}, rescaled {distinct[best][1]:+.2f})"
           + (f"; {', '.join(f'`{p}` / `{r}`' for r, p in below)} stay at or below it (rescaled "
-             f"{min(distinct[x][1] for x in below):+.2f} to {max(distinct[x][1] for x in below):+.2f})." if below else ".")
+             f"{_span([distinct[x][1] for x in below])})." if below else ".")
           + f" Mean rescaled F1 of the distinct pairs: {sum(x for _, x in distinct.values()) / len(distinct):.3f}.\n")
     print("| reference | prediction | ROUGE-1 | precision | recall | F1 |")
     print("|---|---|---:|---:|---:|---:|")

@@ -92,8 +92,8 @@ def test_handlers_turn_bad_input_into_visible_errors(app):
 
 
 def test_rescale_is_disabled_where_no_baseline_is_stored(app):
-    """Issue 12 item 17: a configuration without a stored baseline (unclipped cosines: every shipped one is clipped)
-    says so in the box instead of failing at scoring time."""
+    """Issue 12 item 17: a configuration without a stored baseline (GloVe with unclipped cosines: only the default's
+    file ships unclipped baselines) says so in the box instead of failing at scoring time."""
     unclipped = app.on_options_change(*page(app, embedding=GLOVE, clip_negative=False, rescale_with_baseline=True))
     assert unclipped.interactive is False and unclipped.value is False and "no rescaling baseline" in unclipped.info
     default = app.on_options_change(*page(app, rescale_with_baseline=True))
@@ -221,7 +221,8 @@ def test_api_score_file_means_have_the_library_bits(app, tmp_path):
     (lambda app: app.api_score_pair("a", "b", *page(app)[:-2], "yes", page(app)[-1]), "siblings must be True or False"),
     (lambda app: app.api_score_pair("a", "b", "word2vec"), "embedding must be one of"),
     (lambda app: app.api_score_pair("a", "b", DEFAULT, "wdr"), "variant must be one of .*; did you mean 'wrd'"),
-    (lambda app: app.api_score_pair("a", "b", DEFAULT, "wrd", "norm", "auto", "auto", 1), "clip_negative must be True"),
+    (lambda app: app.api_score_pair("a", "b", DEFAULT, "wrd", "norm", "auto", "auto", 1),
+     "clip_negative must be one of 'from preset', 'yes', 'no', True or False, got 1"),
     (lambda app: app.api_score_pair("getCount " * 1000, "size"), "5,000"),
     (lambda app: app.api_score_file(None), "upload a .csv"),
     (lambda app: app.api_score_file("x.csv", DEFAULT, {"a": 1}), "variant must be a string, got dict"),

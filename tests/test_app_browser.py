@@ -302,7 +302,7 @@ def test_hostile_api_calls_are_refused_in_one_line(server, tmp_path):
     bad.write_bytes(b"\x00\x01binary" * 100)
     for path, kwargs, message in ((many, {}, f"limit is {space.MAX_ROWS}"), (bad, {}, "binary"),
                                   (many, {"variant": "wdr"}, "did you mean 'wrd'"),
-                                  (many, {"clip_negative": "no"}, "clip_negative must be True or False")):
+                                  (many, {"clip_negative": "maybe"}, "clip_negative must be one of 'from preset', 'yes', 'no'")):
         with pytest.raises(Exception, match=message):
             client.predict(client_module.handle_file(str(path)), **kwargs, api_name="/score_file")
     # Raw HTTP, as no client would send it: a path on the server that was never uploaded is not read.

@@ -432,12 +432,12 @@ def test_cli_flags_and_validate_specs_read_option_text_alike():
 
     parser = argparse.ArgumentParser()
     add_metric_arguments(parser)
-    texts = {"bool": ["false", "true"], "int": ["3"], "Optional[int]": ["7"],
+    texts = {"bool": ["false", "true"], "Optional[bool]": ["false", "true"], "int": ["3"], "Optional[int]": ["7"],
              "Optional[Union[int, str]]": ["-1", "4,5,6"]}
     for info in option_info():
         for text in texts.get(info.type, [info.choices[0] if info.choices else "some-text"]):
             flag = "--" + info.name.replace("_", "-")
-            argv = [("--" if info.parse(text) else "--no-") + flag[2:]] if info.type == "bool" else [flag, text]
+            argv = [("--" if info.parse(text) else "--no-") + flag[2:]] if info.flag else [flag, text]
             from_cli = getattr(parser.parse_args(argv), info.name)
             from_spec = parse_metric(f"wrdscore:{info.name}={text}").kwargs[info.name]
             assert from_cli == from_spec == info.parse(text) and type(from_cli) is type(from_spec), (info.name, text)

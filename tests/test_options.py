@@ -7,10 +7,11 @@ import pytest
 
 import wrd_score.options
 from wrd_score import WRDScorer, score
-from wrd_score.options import DEFAULT_PRESET, OTHER_EMBEDDING_WEIGHTS, PRESETS, Options, option_info
+from wrd_score.options import (DEFAULT_PRESET, OTHER_EMBEDDING_CLIP, OTHER_EMBEDDING_WEIGHTS, PRESETS, Options,
+                               option_info)
 
 #: A bundle unlike any shipped one, so a test sees the preset act whatever the shipped values are.
-ODD = {"embedding": "default", "variant": "paper", "weights": "uniform"}
+ODD = {"embedding": "default", "variant": "paper", "weights": "uniform", "clip_negative": True}
 
 
 @pytest.fixture
@@ -36,14 +37,16 @@ def test_the_default_preset_is_identifiers_and_fills_every_preset_option():
 def test_an_option_given_explicitly_wins_over_the_preset(preset, backend):
     bundle = PRESETS[preset][backend]
     others = {"variant": {"wrd": "paper", "paper": "wrd"}, "weights": {"uniform": "norm"},
-              "pooling": {"tokenizer": "wordpiece", "wordpiece": "tokenizer"},
+              "pooling": {"tokenizer": "wordpiece", "wordpiece": "tokenizer"}, "clip_negative": {True: False, False: True},
               "embedding": {"default": "x.npz", "wrd-minilm-code": "x.npz", "wrd-minilm-sentences": "x.npz"}}
     for name, value in bundle.items():
         given = others.get(name, {}).get(value, "uniform" if name == "weights" else 2 if name == "layer" else None)
         resolved = Options(backend=backend, preset=preset, **{name: given}).validate()
         assert getattr(resolved, name) == given != value
-        # Another static embedding takes the masses every embedding has (the bundle's may need its file's table).
-        expect = dict(bundle, weights=OTHER_EMBEDDING_WEIGHTS) if name == "embedding" else bundle
+        # Another static embedding takes the masses every embedding has (the bundle's may need its file's table),
+        # and clipped cosines (kept ones were chosen for the bundle's file).
+        expect = dict(bundle, weights=OTHER_EMBEDDING_WEIGHTS, clip_negative=OTHER_EMBEDDING_CLIP) \
+            if name == "embedding" else bundle
         assert all(getattr(resolved, n) == v for n, v in expect.items() if n != name)
 
 
@@ -75,6 +78,7 @@ def test_the_preset_changes_scores_and_the_signature_records_the_resolved_values
     explicit = WRDScorer(**ODD)
     assert sentences.signature() == explicit.signature()
     assert "variant:paper" in sentences.signature() and "weights:uniform" in sentences.signature()
+    assert "clip:yes" in sentences.signature() and "clip:no" in default.signature()
     assert sentences.score(*pairs) == explicit.score(*pairs)
 
 
@@ -112,7 +116,7 @@ def test_a_new_preset_on_resolved_options_is_refused_not_ignored():
 
 def test_every_bundle_sets_exactly_the_preset_options_of_its_backend(monkeypatch):
     preset_options = {info.name for info in option_info() if info.preset}
-    assert preset_options == {"embedding", "variant", "weights", "layer", "pooling"}
+    assert preset_options == {"embedding", "variant", "weights", "clip_negative", "layer", "pooling"}
     monkeypatch.setitem(PRESETS["sentences"], "static", {"variant": "wrd"})
     with pytest.raises(AssertionError, match=r"PRESETS\['sentences'\]\['static'\] sets"):
         wrd_score.options._check_declared_choices()
@@ -363,3 +367,27 @@ def test_no_option_describes_two_defaults():
     for info in option_info():
         text = info.describe()
         assert not ("(default" in text and "Default: None" in text), (info.name, text)
+
+
+def test_negative_cosines_are_kept_for_the_identifiers_file_only():
+    """0.6.0: the identifiers bundle keeps negative cosines for its own file (the rule's choice, docs/tuning.md);
+    every other bundle, another embedding (the file's own name too: 0.5.x's default) and the BERTScore sibling clip."""
+    from wrd_score.embeddings import shipped_path
+    from wrd_score.metrics.bertscore import bertscore
+
+    assert Options().validate().clip_negative is False
+    assert Options(embedding="default").validate().clip_negative is False
+    assert Options(embedding=shipped_path()).validate().clip_negative is False  # the file is the name "default"
+    assert Options(embedding="wrd-minilm-cf-morph-post").validate().clip_negative is True
+    assert Options(embedding="wrd-minilm-distilled").validate().clip_negative is True
+    assert Options(preset="sentences").validate().clip_negative is True
+    assert Options(backend="contextual").validate().clip_negative is True
+    assert Options(clip_negative=True).validate().clip_negative is True
+    # The file by its name is 0.5.x's default: same scores as the default with clipping asked for.
+    pairs = (["processType", "getCount"], ["testOfCollectionNotNull", "setCount"])
+    old = WRDScorer(embedding="wrd-minilm-cf-morph-post").score(*pairs)
+    assert old == WRDScorer(clip_negative=True).score(*pairs) and "clip:yes" in old["signature"]
+    new = WRDScorer().score(*pairs)
+    assert "clip:no" in new["signature"] and new["f1"][0] < 0 <= old["f1"][0]
+    assert "clip:yes" in bertscore(*pairs)["signature"]
+    assert bertscore(*pairs) == bertscore(*pairs, clip_negative=True)

@@ -121,7 +121,8 @@ normal_form_pairs = st.tuples(st.one_of(texts, marked_text, unspaced_text),
                               st.sampled_from(["NFC", "NFD", "NFKC", "NFKD"]), st.sampled_from(["NFC", "NFD", "NFKD"]))
 
 CONFIGS = [dict(), dict(variant="wrd"), dict(weights="uniform"), dict(weights="idf"), dict(weights="norm*idf"),
-           dict(tokenizer="words"), dict(oov="exact"), dict(oov="drop"), dict(variant="wrd", weights="idf")]
+           dict(tokenizer="words"), dict(oov="exact"), dict(oov="drop"), dict(variant="wrd", weights="idf"),
+           dict(clip_negative=True)]
 # Configurations whose scores depend only on the pair (fitted IDF depends on the batch's references).
 PAIRWISE = [c for c in CONFIGS if "idf" not in c.get("weights", "")] + [dict(weights="idf", _user_idf=True)]
 USER_IDF = {"get": 1.0, "count": 2.5, "size": 3.0, "http": 4.0, "zzqx": 0.0}
@@ -131,6 +132,12 @@ def scorer(config: dict) -> Tuple[WRDScorer, dict]:
     config = dict(config)
     kw = {"idf": USER_IDF} if config.pop("_user_idf", False) else {}
     return WRDScorer(**config), kw
+
+
+def low(s: WRDScorer) -> float:
+    """The lowest score the scorer's resolved options allow: 0 with clipped cosines, -1 without (the default's since
+    0.6.0)."""
+    return 0.0 if s.options.clip_negative else -1.0
 
 
 def assert_valid(out: dict, n: int, lo: float = 0.0, context: object = None) -> None:
@@ -158,7 +165,7 @@ def test_scores_finite_and_in_unit_interval(config, batch):
     s, kw = scorer(config)
     preds, refs = zip(*batch)
     out = s.score(list(preds), list(refs), **kw)
-    assert_valid(out, len(batch), context=(config, batch))
+    assert_valid(out, len(batch), lo=low(s), context=(config, batch))
     CASES["range"] += len(batch)
 
 
@@ -737,7 +744,7 @@ def test_atomic_write_never_replaces_what_is_not_a_regular_file(tmp_path_factory
 
 
 # ------------------------------------------------- rank-mixed torchmetrics states (issue 22, item 6)
-RANK_CONFIGS = [dict(), dict(variant="paper"), dict(clip_negative=False),
+RANK_CONFIGS = [dict(), dict(variant="paper"), dict(clip_negative=True),
                 dict(weights="idf", idf={"get": 1.0, "count": 3.0}), dict(weights="idf", idf={"get": 3.0, "count": 1.0}),
                 dict(weights="idf", idf={"count": 3, "get": 1})]  # the fourth table again, written otherwise
 

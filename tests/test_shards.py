@@ -146,7 +146,7 @@ def test_merge_digits_needs_the_summary_line_of_o(run_cli, tmp_path, inputs):
     assert code == 0 and re.search(r" F1: \d\.\d\d$", out.strip()), out
 
 
-@pytest.mark.parametrize("value, field", [(float("nan"), "f1"), (float("inf"), "precision"), (-0.5, "recall"),
+@pytest.mark.parametrize("value, field", [(float("nan"), "f1"), (float("inf"), "precision"), (-1.5, "recall"),
                                           (1.5, "f1"), (-1, "best_reference"), (True, "best_reference")])
 def test_a_record_with_impossible_scores_is_refused(run_cli, tmp_path, inputs, value, field):
     # A hand-edited or corrupted shard must not turn into a NaN or out-of-range mean.
@@ -268,3 +268,16 @@ def test_a_best_reference_out_of_range_is_refused(run_cli, tmp_path, inputs):
     paths[1].write_text(json.dumps(record))
     code, _, err = run_cli("merge", *paths)
     assert code == 2 and "best_reference holds 99" in err and "2 references" in err, err
+
+
+@pytest.mark.parametrize("flags, value, refused", [([], -0.5, False), ([], -1.5, True),
+                                                   (["--clip-negative"], -0.5, True)], ids=["unclipped", "below-1", "clipped"])
+def test_the_range_a_merge_accepts_is_the_signature_s(run_cli, tmp_path, inputs, flags, value, refused):
+    # The default keeps negative cosines since 0.6.0 (clip:no, scores in [-1, 1]); clipped shards stay in [0, 1].
+    paths = _shards(run_cli, tmp_path, inputs, 2, *flags)
+    record = json.loads(paths[1].read_text())
+    assert ("clip:yes" if flags else "clip:no") in record["signature"]
+    record["recall"][0] = value
+    paths[1].write_text(json.dumps(record))
+    code, _, err = run_cli("merge", *paths)
+    assert (code == 2 and f"shard file {str(paths[1])!r}: recall" in err) if refused else code == 0, err

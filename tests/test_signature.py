@@ -7,7 +7,7 @@ from wrd_score.rescale import baseline_key
 def test_signature_pins_the_configuration():
     sig = score(["a"], ["b"])["signature"]
     for part in ("wrdscore:v" + wrd_score.__version__, "variant:wrd", "backend:static", "emb:", "sha256:",
-                 "tok:identifier", "weights:norm", "clip:yes", "oov:auto"):
+                 "tok:identifier", "weights:norm", "clip:no", "oov:auto"):
         assert part in sig
     assert "variant:paper" in score(["a"], ["b"], variant="paper")["signature"]
 

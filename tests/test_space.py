@@ -64,18 +64,20 @@ def test_page_options_are_one_structure_generated_from_the_options_description()
         if name != "embedding" and name in info and info[name].choices:  # the library's, after "not given"
             assert PageOptions.choices(name)[-len(info[name].choices):] == info[name].choices
     assert page.variant == page.weights == space.FROM_PRESET and page.preset == info["preset"].default
-    assert page.clip_negative is info["clip_negative"].default and PageOptions.kinds()["siblings"] is bool
+    assert page.clip_negative == space.FROM_PRESET and PageOptions.kinds()["siblings"] is bool
+    # A flag the preset sets has three states ("from preset", yes, no): a choice, not a checkbox.
+    assert PageOptions.kinds()["clip_negative"] is str
+    assert PageOptions.choices("clip_negative") == (space.FROM_PRESET, "yes", "no")
 
 
 def test_page_options_map_to_library_options():
     glove = options_of(GLOVE, variant="wrd", weights="idf")
     assert glove["embedding"] == "glove-6b-50d" and glove["tokenizer"] == "words"
     assert glove["variant"] == "wrd" and glove["weights"] == "idf" and glove["backend"] == "static"
-    default = options_of(tokenizer="words", oov="drop", clip_negative=False)
+    default = options_of(tokenizer="words", oov="drop", clip_negative="no")
     assert "embedding" not in default and default["tokenizer"] == "words"  # the preset's file applies
     assert default["oov"] == "drop" and default["clip_negative"] is False
-    assert sorted(options_of(GLOVE, preset="sentences")) == ['backend', 'clip_negative', 'embedding', 'oov', 'preset',
-                                                            'tokenizer']
+    assert sorted(options_of(GLOVE, preset="sentences")) == ['backend', 'embedding', 'oov', 'preset', 'tokenizer']
     WRDScorer(**glove)  # the library accepts what the page produces
     WRDScorer(**default)
 
@@ -84,7 +86,8 @@ def test_the_preset_control_reaches_the_library(monkeypatch):
     from wrd_score.options import PRESETS
 
     # A bundle unlike the shipped ones, so the test sees the preset act whatever the shipped values are.
-    monkeypatch.setitem(PRESETS["sentences"], "static", {"embedding": "default", "variant": "paper", "weights": "uniform"})
+    monkeypatch.setitem(PRESETS["sentences"], "static", {"embedding": "default", "variant": "paper", "weights": "uniform",
+                                                         "clip_negative": True})
     options = options_of(preset="sentences")
     assert options["preset"] == "sentences" and "variant" not in options and "weights" not in options
     expected = WRDScorer(preset="sentences").score(["get count"], ["size"])
@@ -124,7 +127,8 @@ def test_invalid_option_values_surface_as_library_errors():
 
 @pytest.mark.parametrize("values, error, message", [
     ({"siblings": "yes"}, TypeError, "siblings must be True or False, got 'yes'"),
-    ({"clip_negative": 1}, TypeError, "clip_negative must be True or False, got 1"),
+    ({"clip_negative": 1}, TypeError, "clip_negative must be one of 'from preset', 'yes', 'no', True or False, got 1"),
+    ({"clip_negative": "maybe"}, ValueError, "clip_negative must be one of 'from preset', 'yes', 'no', True or False"),
     ({"embedding": 3}, TypeError, "embedding must be a string, got int"),
     ({"embedding": "word2vec"}, ValueError, "embedding must be one of"),
     ({"weights": "idff"}, ValueError, r"weights must be one of \['from preset', .*\], got 'idff'; did you mean 'idf'\?"),

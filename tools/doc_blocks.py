@@ -350,7 +350,7 @@ add(History("validation-aims-011", "docs/validation.md", version="0.1.0", commit
             command="wrdscore validate (the commands of the full tables, then)"))
 add(Prose("validation-defaults", "docs/validation.md",
           cites=["presets-static-choice", "presets-contextual", "tuning-code-semantics", "tuning-static-idbench",
-                 "tuning-rescale", "backends-oov", "validation-idbench-similarity"], configs=[wrd()]))
+                 "tuning-rescale", "backends-oov", "validation-idbench-similarity", "tuning-clip"], configs=[wrd()]))
 add(History("validation-multi-sentence", "docs/validation.md", version="0.1.0", commit="98afcda",
             command="python benchmarks/sentence_transport.py"))
 
@@ -372,12 +372,12 @@ add(_ScriptProse("validation-literature-rows", "docs/validation.md", "tools/lite
 def _bundles(run: Runner) -> str:
     code = ("from wrd_score.options import PRESETS, DEFAULT_PRESET\n"
             "from wrd_score.embeddings.store import _SHIPPED_FILES\n"
-            "rows = ['| preset | backend | embedding | variant | weights | layer | pooling |', '|---|---|---|---|---|---|---|']\n"
+            "rows = ['| preset | backend | embedding | variant | weights | clip_negative | layer | pooling |', '|---|---|---|---|---|---|---|---|']\n"
             "for preset, backends in PRESETS.items():\n"
             "    name = f'`{preset}`' + (' (default)' if preset == DEFAULT_PRESET else '')\n"
             "    for backend, v in backends.items():\n"
             "        emb = f\"`{v['embedding']}` (`{_SHIPPED_FILES.get(v['embedding'], v['embedding'])}`)\" if 'embedding' in v else '–'\n"
-            "        rows.append(f\"| {name} | {backend} | {emb} | `{v['variant']}` | `{v['weights']}` | \"\n"
+            "        rows.append(f\"| {name} | {backend} | {emb} | `{v['variant']}` | `{v['weights']}` | `{v['clip_negative']}` | \"\n"
             "                    f\"{'`%s`' % v['layer'] if 'layer' in v else '–'} | {'`%s`' % v['pooling'] if 'pooling' in v else '–'} |\")\n"
             "print('\\n'.join(rows))")
     return run.sh("python - <<'PY'\n" + code + "\nPY")
@@ -401,7 +401,7 @@ def _df_tables(run: Runner) -> str:
 
 
 add(Run("presets-df-tables", "docs/presets.md", "load_embedding(name).df_table", render=_df_tables))
-add(Prose("presets-bundles-prose", "docs/presets.md", cites=["presets-bundles", "presets-static-choice"]))
+add(Prose("presets-bundles-prose", "docs/presets.md", cites=["presets-bundles", "presets-static-choice", "tuning-clip"]))
 add(Prose("presets-rule", "docs/presets.md", cites=["presets-static-choice"]))
 add(History("presets-static-011", "docs/presets.md", version="0.1.1", commit="db68dff",
             command="python benchmarks/choose_presets.py wrd-minilm-distilled"))
@@ -468,9 +468,10 @@ add(History("tuning-name-masses", "docs/tuning.md", version="0.5.1", commit="0fd
             command="python benchmarks/choose_identifiers.py --workdir WORK --name-masses"))
 add(Prose("tuning-name-masses-prose", "docs/tuning.md", cites=["tuning-name-masses"]))
 # The same grid with negative cosines kept (issue 30), measured by hand like the above; re-signed with --reviewed.
-add(Record("tuning-clip", "docs/tuning.md", "python benchmarks/choose_identifiers.py --workdir WORK --clip",
-           configs=[wrd(), wrd(clip_negative=False), wrd(embedding="wrd-minilm-distilled")],
-           data=IDBENCH + STSB_DEV + ["sick/sick_train_trial.tsv"]))
+add(Record("tuning-clip", "docs/tuning.md",
+           "python benchmarks/choose_identifiers.py --workdir WORK --clip --extras --test",
+           configs=[wrd(), wrd(clip_negative=True), wrd(embedding="wrd-minilm-distilled")],
+           data=IDBENCH + STSB_DEV + STSB_TEST + ["sick/sick_train_trial.tsv"]))
 add(Prose("tuning-clip-prose", "docs/tuning.md", cites=["tuning-clip"]))
 histories("docs/tuning.md", [
         ("tuning-static-idbench", "0.1.0", "6cfd7ac"), ("tuning-contextual-layer", "0.1.0", "4de67cd"),

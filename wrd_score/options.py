@@ -19,8 +19,8 @@ and ``contextual`` ones only to ``backend="contextual"``.  Setting an option of 
 is refused, never ignored.
 
 Presets.  ``preset`` names a bundle of values (:data:`PRESETS`, one table) for the options marked
-``preset=True`` (embedding, variant, weights; for the contextual backend variant, weights, layer,
-pooling).  Those options default to ``None``, "the preset's value"; :meth:`Options.validate`
+``preset=True`` (embedding, variant, weights, clip_negative; for the contextual backend variant, weights,
+clip_negative, layer, pooling).  Those options default to ``None``, "the preset's value"; :meth:`Options.validate`
 resolves them: a value given explicitly wins, every other one comes from the bundle of
 ``(preset, backend)``.  Scorers, signatures and caches only ever see resolved options, so the
 signature records every resolved value (docs/presets.md).
@@ -46,7 +46,7 @@ from .transport import VARIANTS, VariantName
 from .weights import CORPUS_IDF_WEIGHTS, WEIGHTS, WeightsName
 
 __all__ = ["Options", "OptionInfo", "option_info", "BACKENDS", "GROUPS", "PRESETS", "DEFAULT_PRESET",
-           "OTHER_EMBEDDING_WEIGHTS", "markdown_table", "docstring_args", "check_choice", "with_options_table",
+           "OTHER_EMBEDDING_WEIGHTS", "OTHER_EMBEDDING_CLIP", "markdown_table", "docstring_args", "check_choice", "with_options_table",
            "update_options_table", "parse_option", "parse_literal", "option_field", "PresetName"]
 
 GROUPS = ("metric", "static", "contextual")
@@ -57,14 +57,17 @@ GROUPS = ("metric", "static", "contextual")
 #: benchmarks/tune_contextual.py; the tables and the rules are in docs/presets.md and docs/tuning.md.
 PRESETS: Dict[str, Dict[str, Dict[str, Any]]] = {
     "identifiers": {
-        # 0.3.0: chosen on all dev data at once by benchmarks/choose_identifiers.py (docs/tuning.md)
-        "static": {"embedding": "default", "variant": "wrd", "weights": "norm"},
-        "contextual": {"variant": "wrd", "weights": "norm", "layer": -1, "pooling": "tokenizer"},
+        # 0.3.0: chosen on all dev data at once by benchmarks/choose_identifiers.py (docs/tuning.md); negative
+        # cosines kept since 0.6.0, the same rule's choice for this file (choose_identifiers.py --clip).
+        "static": {"embedding": "default", "variant": "wrd", "weights": "norm", "clip_negative": False},
+        "contextual": {"variant": "wrd", "weights": "norm", "clip_negative": True, "layer": -1,
+                       "pooling": "tokenizer"},
     },
     "sentences": {
         # The file trained so that WRDScore on sentences follows MiniLM (issue 31; 0.3.0).
-        "static": {"embedding": "wrd-minilm-sentences", "variant": "wrd", "weights": "norm"},
-        "contextual": {"variant": "wrd", "weights": "uniform", "layer": -1, "pooling": "wordpiece"},
+        "static": {"embedding": "wrd-minilm-sentences", "variant": "wrd", "weights": "norm", "clip_negative": True},
+        "contextual": {"variant": "wrd", "weights": "uniform", "clip_negative": True, "layer": -1,
+                       "pooling": "wordpiece"},
     },
 }
 #: A value of ``preset=`` (the keys of :data:`PRESETS`, which ``Options.preset`` documents).
@@ -77,6 +80,10 @@ MAX_THREADS = 1024
 #: A static bundle's masses are chosen for the bundle's embedding (``norm*corpus-idf`` needs the table in its
 #: file); with another embedding given explicitly, masses not given are the paper's embedding norm.
 OTHER_EMBEDDING_WEIGHTS = "norm"
+#: Likewise the choice to keep negative cosines was made for the bundle's file alone: with another embedding given
+#: explicitly (the default's own file by its name ``wrd-minilm-cf-morph-post`` too, which so stays 0.5.x's default),
+#: ``clip_negative`` not given is True, the value of every release before 0.6.0.
+OTHER_EMBEDDING_CLIP = True
 
 
 def _option(default: Any, help: str, *, group: str = "metric", values: Optional[Mapping[str, str]] = None,
@@ -120,7 +127,8 @@ class Options:
         values={name: tokenizer.meaning for name, tokenizer in TOKENIZERS.items()})
     oov: OovPolicyName = _option("auto", "static: tokens without a vector", group="static", values=OOV_POLICIES)
     weights: Optional[WeightsName] = _option(None, "token masses", preset=True, values=WEIGHTS)
-    clip_negative: bool = _option(True, "clip negative cosines to 0 (keeps scores in [0, 1])")
+    clip_negative: Optional[bool] = _option(None, "clip negative cosines to 0: scores in [0, 1]; not clipped, in [-1, 1]",
+                                            preset=True)
     num_threads: Optional[int] = _option(None, "threads for the transport step (default: every available core); "
                                                "scores do not depend on it", signature=False)
     rescale_with_baseline: bool = _option(False, "map P/R/F1 through (x - b) / (1 - b), b = the mean score of "
@@ -150,7 +158,8 @@ class Options:
     def validate(self) -> "Options":
         """The resolved options, every value checked: options marked ``preset`` that were not given
         take the value of the ``(preset, backend)`` bundle of :data:`PRESETS` (with a static embedding other
-        than the bundle's, ``weights`` not given is :data:`OTHER_EMBEDDING_WEIGHTS`).  Raises
+        than the bundle's, ``weights`` and ``clip_negative`` not given are :data:`OTHER_EMBEDDING_WEIGHTS` and
+        :data:`OTHER_EMBEDDING_CLIP`).  Raises
         ``ValueError``/``TypeError`` naming the option and what was wrong."""
         check_choice("preset", self.preset, tuple(PRESETS))
         check_choice("backend", self.backend, BACKENDS)
@@ -161,6 +170,7 @@ class Options:
         this = replace(self, embedding=named) if named is not None else self
         if this.backend == "static" and this.embedding is not None and this.embedding != bundle["embedding"]:
             bundle["weights"] = OTHER_EMBEDDING_WEIGHTS
+            bundle["clip_negative"] = OTHER_EMBEDDING_CLIP
         resolved = replace(this, **{name: value for name, value in bundle.items() if getattr(this, name) is None})
         # The tokenizer not given: the default where its tokens are the units; none where they are word pieces.
         pooling = resolved.pooling if resolved.backend == "contextual" else None
@@ -174,7 +184,7 @@ class Options:
     def _check(self) -> "Options":
         for info in option_info():
             value = getattr(self, info.name)
-            if info.type == "bool":
+            if info.flag:
                 check_bool(info.name, value)
             if info.type in ("str", "Optional[str]") and info.choices and info.name != "embedding" \
                     and value is not None:
@@ -246,7 +256,7 @@ class _Kind(NamedTuple):
 #: of it (its spelling, its label in the docs, how text becomes a value). A ``Literal`` is the type of its values.
 _KINDS: Dict[Tuple[Any, bool], _Kind] = {
     (str, False): _Kind("str", "str", str), (str, True): _Kind("Optional[str]", "str", str),
-    (bool, False): _Kind("bool", "bool", _parse_flag),
+    (bool, False): _Kind("bool", "bool", _parse_flag), (bool, True): _Kind("Optional[bool]", "bool", _parse_flag),
     (int, False): _Kind("int", "int", _parse_int), (int, True): _Kind("Optional[int]", "int or None", _parse_int),
     (float, False): _Kind("float", "float", _parse_float),
     ((int, str), True): _Kind("Optional[Union[int, str]]", "int, str or None", _parse_int_or_text),
@@ -304,6 +314,11 @@ class OptionInfo(NamedTuple):
     @property
     def choices(self) -> Tuple[str, ...]:
         return tuple(self.values)
+
+    @property
+    def flag(self) -> bool:
+        """Whether the option is true or false (``None`` too where a preset sets it): a ``--flag/--no-flag``."""
+        return self.type in ("bool", "Optional[bool]")
 
     def parse(self, text: str) -> Any:
         """The value that command-line ``text`` gives this option (the CLI's flags, ``wrdscore validate``'s
@@ -429,7 +444,7 @@ def markdown_table(groups: Sequence[str] = GROUPS) -> str:
     lines = ["| option | default | values | meaning |", "|---|---|---|---|"]
     for group in groups:
         for info in option_info(group):
-            values = ", ".join(f"`{v}`" for v in info.values) or ("`True`, `False`" if info.type == "bool" else
+            values = ", ".join(f"`{v}`" for v in info.values) or ("`True`, `False`" if info.flag else
                                                                  _type_label(info))
             if info.accepts:
                 values += f", {info.accepts}"

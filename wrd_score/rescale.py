@@ -134,8 +134,8 @@ def baseline_command(options: Options) -> str:
 
     >>> baseline_command(Options(backend="contextual", preset="sentences").validate())
     'wrdscore baseline --corpus FILE --preset sentences --backend contextual'
-    >>> baseline_command(Options(tokenizer="words", clip_negative=False).validate())
-    'wrdscore baseline --corpus FILE --tokenizer words --no-clip-negative'
+    >>> baseline_command(Options(tokenizer="words", clip_negative=True).validate())
+    'wrdscore baseline --corpus FILE --tokenizer words --clip-negative'
     """
     base = Options(preset=options.preset, backend=options.backend).validate()
     defaults = Options()
@@ -151,7 +151,7 @@ def baseline_command(options: Options) -> str:
         if not wanted:
             continue
         flag = "--" + info.name.replace("_", "-")
-        if info.type == "bool":
+        if info.flag:
             flags.append(flag if value else "--no-" + info.name.replace("_", "-"))
         else:
             text = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)

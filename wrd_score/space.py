@@ -127,11 +127,24 @@ def _not_given(name: str) -> Optional[str]:
     return FROM_PRESET if _INFO[name].preset else TOKENIZER_AUTO if name == "tokenizer" else None
 
 
+#: The values of a true-or-false option that a preset sets: "from preset" besides them needs a third state, so the
+#: control is a choice of words (the signature's ``clip:yes``/``clip:no``), not a checkbox.
+FLAG_WORDS = {"yes": True, "no": False}
+
+
+def _checkbox(name: str) -> bool:
+    return name == "siblings" or (_INFO[name].flag and not _INFO[name].preset)
+
+
+def _preset_flag(name: str) -> bool:
+    return name in _INFO and _INFO[name].flag and _INFO[name].preset
+
+
 def _page_fields() -> List[tuple]:
     """``(name, type, default)`` of each control, read from the options description."""
     own = {"embedding": (str, DEFAULT_EMBEDDING), "siblings": (bool, True)}
     return [(name, *own[name]) if name in own else
-            (name, bool if _INFO[name].type == "bool" else str, _not_given(name) or _INFO[name].default)
+            (name, bool if _checkbox(name) else str, _not_given(name) or _INFO[name].default)
             for name in _CONTROLS]
 
 
@@ -160,10 +173,10 @@ class PageOptions(namedtuple("PageOptions", [name for name, _, _ in _FIELDS], de
         """The values the control of field ``name`` offers (the embedding: those of the installed backends)."""
         if name == "embedding":
             return tuple(label for label, options in EMBEDDINGS.items() if options["backend"] in BACKENDS)
-        if name == "siblings" or _INFO[name].type == "bool":
+        if _checkbox(name):
             return (True, False)
         extra = _not_given(name)
-        return ((extra,) if extra else ()) + _INFO[name].choices
+        return ((extra,) if extra else ()) + (tuple(FLAG_WORDS) if _INFO[name].flag else _INFO[name].choices)
 
     @classmethod
     def from_api(cls, values: Mapping[str, Any]) -> "PageOptions":
@@ -177,6 +190,12 @@ class PageOptions(namedtuple("PageOptions", [name for name, _, _ in _FIELDS], de
             value = getattr(self, name)
             if kind is bool:
                 check_bool(name, value)
+            elif _preset_flag(name):
+                # Before 0.6.0 clip_negative was a checkbox: a client's true/false still means what it meant.
+                if not isinstance(value, bool) and value not in self.choices(name):
+                    choices = ", ".join(map(repr, self.choices(name)))
+                    raise (ValueError if isinstance(value, str) else TypeError)(
+                        f"{name} must be one of {choices}, True or False, got {value!r}")
             else:
                 check_choice(name, check_text(name, value), self.choices(name))
         return self
@@ -200,7 +219,7 @@ class PageOptions(namedtuple("PageOptions", [name for name, _, _ in _FIELDS], de
             if name == "rescale_with_baseline" and not value:
                 continue
             if value not in (None, "", _not_given(name)):
-                options[name] = bool(value) if name == "clip_negative" else value
+                options[name] = FLAG_WORDS.get(value, value) if _preset_flag(name) else value
         return options
 
 

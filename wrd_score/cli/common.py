@@ -99,7 +99,7 @@ def add_option_arguments(group: argparse._ActionsContainer, infos: Sequence[Opti
     (``None``) unless given, so that the library's defaults apply."""
     for info in infos:
         flag = flag_name(info.name)
-        if info.type == "bool":
+        if info.flag:
             group.add_argument(flag, dest=info.name, default=None, action=argparse.BooleanOptionalAction,
                                help=_help(info))
             continue

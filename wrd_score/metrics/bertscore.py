@@ -22,7 +22,7 @@ class BERTScore(Metric):
     ``idf=True`` weighs tokens by ``ln((N + 1) / (df + 1))`` fit on the references; a dict gives
     the weights.  ``special_candidates``: like bert_score, ``[CLS]``/``[SEP]`` may be the best match
     of a token (their weight is always 0); contextual backend only.  ``clip_negative`` (the shared
-    option, default True) clips cosines at 0 before the max; bert_score does this in effect
+    option; True when not given, whatever WRDScore's preset sets) clips cosines at 0 before the max; bert_score does this in effect
     whenever the other sentence is padded in its batch (padding cosines are 0), so only with it do
     the two agree on pairs where a token's best cosine is negative.
     A token-less side scores 0 (1 against an identical text).  With several references, the one
@@ -44,11 +44,14 @@ class BERTScore(Metric):
         if not isinstance(idf, (bool, Mapping)):
             raise TypeError(f"idf must be True, False or a dict of token -> weight, got {type(idf).__name__}")
         self.backend, self.options = backend_for(options)
+        # BERTScore's own default, whatever WRDScore's preset keeps: cosines clipped (see above). Read here, not
+        # passed on, so that the siblings of one call keep sharing one backend.
+        self.clip = True if options.get("clip_negative") is None else self.options.clip_negative
         self.name = column_name("bertscore", self.backend.kind)
 
     def _score(self, predictions: Sequence[str], references: References) -> MetricResult:
         predictions, refs, texts, pairs = text_pairs(predictions, references)
-        backend, clip = self.backend, self.options.clip_negative
+        backend, clip = self.backend, self.clip
         enc = encode(backend, texts, keep_special=self.special_candidates)
         weights, source = idf_weights(self.idf, enc, (backend.tokenize(r) for group in refs for r in group))
         precision = np.empty(len(pairs))
