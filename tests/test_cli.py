@@ -189,7 +189,7 @@ def _umask() -> int:
 
 def test_failure_mid_run_leaves_output_untouched(files, tmp_path, capsys, monkeypatch):
     cands, refs1, _ = files
-    out_path = tmp_path / "scores.json"
+    out_path = tmp_path / "scores.tsv"
     out_path.write_text("previous results\n")
     calls = []
     original = WRDScorer.score
@@ -205,7 +205,35 @@ def test_failure_mid_run_leaves_output_untouched(files, tmp_path, capsys, monkey
                            "-o", str(out_path))
     assert code == 2 and "disk went away" in err and len(calls) == 2
     assert out_path.read_text() == "previous results\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cands.txt", "refs1.txt", "refs2.txt", "scores.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cands.txt", "refs1.txt", "refs2.txt", "scores.tsv"]
+
+
+@pytest.mark.parametrize("extra, held", [([], "the summary line"), (["--per-example"], "the per-example table"),
+                                         (["-b"], "the score alone"), (["-f", "text"], "the summary line"),
+                                         (["-c", "SECOND", "--paired-bs"], "the comparison table")])
+def test_a_json_output_file_without_json_is_refused(files, tmp_path, capsys, extra, held):
+    # `-o scores.json` held the summary line (or a TSV table): the reader expecting JSON failed far from here.
+    cands, refs1, _ = files
+    extra = [_write(tmp_path / "second.txt", CANDS) if a == "SECOND" else a for a in extra]
+    for name in ("scores.json", "SCORES.JSON"):
+        out_path = tmp_path / name
+        code, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, *extra, "-o", str(out_path))
+        assert code == 2 and out == "" and err.strip() == (
+            f"wrdscore score: error: -o {str(out_path)!r} given without --json: the file would hold {held}, not "
+            "JSON; add --json (or -f json), or name the file otherwise"), err
+        assert not out_path.exists()
+    out_path = tmp_path / "scores.json"
+    for flags in (["--json"], ["-f", "json"]):  # JSON it is
+        if "-f" not in extra and "-b" not in extra and "--per-example" not in extra:
+            assert run_cli(capsys, "score", "-c", cands, "-r", refs1, *extra, *flags, "-o", str(out_path))[0] == 0
+            assert json.loads(out_path.read_text())["signature"].startswith(SIG_START)
+
+
+def test_a_shard_record_is_json_without_json(files, tmp_path, capsys):
+    cands, refs1, _ = files
+    out_path = tmp_path / "shard1.json"
+    assert run_cli(capsys, "score", "-c", cands, "-r", refs1, "--shard", "1/2", "-o", str(out_path))[0] == 0
+    assert json.loads(out_path.read_text())
 
 
 def test_atomic_write_cleans_up():
