@@ -189,7 +189,7 @@ def _umask() -> int:
 
 def test_failure_mid_run_leaves_output_untouched(files, tmp_path, capsys, monkeypatch):
     cands, refs1, _ = files
-    out_path = tmp_path / "scores.json"
+    out_path = tmp_path / "scores.tsv"
     out_path.write_text("previous results\n")
     calls = []
     original = WRDScorer.score
@@ -205,7 +205,35 @@ def test_failure_mid_run_leaves_output_untouched(files, tmp_path, capsys, monkey
                            "-o", str(out_path))
     assert code == 2 and "disk went away" in err and len(calls) == 2
     assert out_path.read_text() == "previous results\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cands.txt", "refs1.txt", "refs2.txt", "scores.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cands.txt", "refs1.txt", "refs2.txt", "scores.tsv"]
+
+
+@pytest.mark.parametrize("extra, held", [([], "the summary line"), (["--per-example"], "the per-example table"),
+                                         (["-b"], "the score alone"), (["-f", "text"], "the summary line"),
+                                         (["-c", "SECOND", "--paired-bs"], "the comparison table")])
+def test_a_json_output_file_without_json_is_refused(files, tmp_path, capsys, extra, held):
+    # `-o scores.json` held the summary line (or a TSV table): the reader expecting JSON failed far from here.
+    cands, refs1, _ = files
+    extra = [_write(tmp_path / "second.txt", CANDS) if a == "SECOND" else a for a in extra]
+    for name in ("scores.json", "SCORES.JSON"):
+        out_path = tmp_path / name
+        code, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, *extra, "-o", str(out_path))
+        assert code == 2 and out == "" and err.strip() == (
+            f"wrdscore score: error: -o {str(out_path)!r} given without --json: the file would hold {held}, not "
+            "JSON; add --json (or -f json), or name the file otherwise"), err
+        assert not out_path.exists()
+    out_path = tmp_path / "scores.json"
+    for flags in (["--json"], ["-f", "json"]):  # JSON it is
+        if "-f" not in extra and "-b" not in extra and "--per-example" not in extra:
+            assert run_cli(capsys, "score", "-c", cands, "-r", refs1, *extra, *flags, "-o", str(out_path))[0] == 0
+            assert json.loads(out_path.read_text())["signature"].startswith(SIG_START)
+
+
+def test_a_shard_record_is_json_without_json(files, tmp_path, capsys):
+    cands, refs1, _ = files
+    out_path = tmp_path / "shard1.json"
+    assert run_cli(capsys, "score", "-c", cands, "-r", refs1, "--shard", "1/2", "-o", str(out_path))[0] == 0
+    assert json.loads(out_path.read_text())
 
 
 def test_atomic_write_cleans_up():
@@ -252,7 +280,7 @@ def test_bad_input_exits_2_and_writes_nothing(files, tmp_path, capsys, case, mes
 def test_bad_flags(files, capsys):
     cands, refs1, _ = files
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--weights", "bogus")
-    assert code == 2 and "--weights: weights must be one of [" in err and "got 'bogus'" in err
+    assert code == 2 and "argument --weights: --weights must be one of [" in err and "got 'bogus'" in err
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--json", "--per-example")
     assert code == 2 and "not both" in err
     code, _, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, "--chunk-size", "0")
@@ -518,7 +546,7 @@ def test_embedding_that_is_not_a_regular_file(tmp_path, path):
 @pytest.mark.parametrize("options", [dict(embedding="glove-6b-50d"), dict(oov="exact"), dict(allow_pickle=True),
                                      dict(embedding_format="npz")], ids=lambda o: next(iter(o)))
 def test_static_options_are_refused_with_the_contextual_backend(options):
-    with pytest.raises(ValueError, match=r"apply only to backend='static', but backend='contextual'"):
+    with pytest.raises(ValueError, match=r"applies only to backend='static', but backend='contextual'"):
         WRDScorer(backend="contextual", **options)
 
 
@@ -680,7 +708,7 @@ def test_statistics_flags_refused_clearly(files, tmp_path, capsys, extra, messag
 
 
 def test_integer_flags_are_held_by_the_checks(files, capsys):
-    # argparse refuses them (usage, then the one line of wrd_score.checks), before any input is read.
+    # argparse refuses them (the one line of wrd_score.checks, naming the flag), before any input is read.
     cands, refs1, _ = files
     for extra, message in ((["--seed", "-1"], "argument --seed: --seed must be an integer >= 0, got -1"),
                            (["--digits", "18"], "--digits must be an integer between 0 and 17, got 18"),
@@ -689,7 +717,7 @@ def test_integer_flags_are_held_by_the_checks(files, capsys):
                            (["--chunk-size", "99999999999999999999999"], "--chunk-size must be an integer between 1 "
                                                                          "and 1,000,000, got 99999999999999999999999")):
         code, out, err = run_cli(capsys, "score", "-c", cands, "-r", refs1, *extra)
-        assert code == 2 and out == "" and err.rstrip().endswith(message), err
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and err.rstrip().endswith(message), err
 
 
 def test_per_example_tsv_reads_as_a_table(files, tmp_path, capsys):
@@ -901,3 +929,147 @@ def test_sigterm_while_copying_standard_input_leaves_no_copy_behind(tmp_path):
         proc.stdin.close()
     assert proc.returncode == 128 + signal.SIGTERM
     assert list(spool_root.iterdir()) == []
+
+
+# ------------------------------------------------------------- a value refused: the flag typed, in one line
+# A value the library refuses, given on the command line: one line on standard error, exit status 2, and the
+# message names the flag the user typed (--num-threads), never the library's keyword (num_threads); the rest of the
+# message is the library's own wording (the rule: wrd_score.cli.common.name_flags).
+PAIR = ["-c", "getCount", "-r", "size", "--strings"]  # one pair of strings: nothing to read before the options
+
+
+@pytest.fixture(scope="module")
+def flag_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cli-flags")
+    (folder / "corpus.txt").write_text("get count\nset count\nsize of list\nis empty\n" * 5)
+    (folder / "judged.tsv").write_text("prediction\treference\thuman\n" +
+                                       "".join(f"getCount{i}\tsize{i}\t{i % 5}\n" for i in range(12)))
+    (folder / "methods.tsv").write_text("repo\tpath\tname\tis_test_path\nr\tp\tgetCount\tfalse\n")
+    (folder / "a_file").write_text("not a folder\n")
+    return folder
+
+
+# (argv, {pair} for PAIR and {d} for the fixture's folder; the flag typed; the library's keyword; the message)
+REFUSALS = [
+    # score: an integer out of range (the library's check), one argparse cannot read, a bad choice, a pair of options
+    ("score {pair} --num-threads 0", "--num-threads", "num_threads",
+     "--num-threads must be an integer between 1 and 1,024 or None (None: every core), got 0"),
+    ("score {pair} --batch-size x", "--batch-size", "batch_size", "--batch-size must be an integer, got 'x'"),
+    ("score {pair} --max-length 3", "--max-length", "max_length", "--max-length must be an integer >= 8 or None, got 3"),
+    ("score {pair} --embedding-format glove2", "--embedding-format", "embedding_format",
+     "--embedding-format must be one of ['auto', 'npz', 'word2vec', 'word2vec-binary', 'glove', 'fasttext-bin', "
+     "'gensim'], got 'glove2'; did you mean 'glove'?"),
+    ("score {pair} --layer x", "--layer", "layer", "--layer must be an int or comma-separated ints such as '4,5,6', got 'x'"),
+    ("score {pair} --model x", "--model", "model", "--model='x' applies only to --backend='contextual', but --backend='static'"),
+    ("score {pair} --backend contextual --weights corpus-idf", "--weights", "weights",
+     "--weights='corpus-idf' reads the document frequencies shipped in a static embedding file; "
+     "--backend='contextual' has none"),
+    # compare
+    ("compare {pair} --num-threads 0", "--num-threads", "num_threads", "--num-threads must be an integer between 1"),
+    ("compare {pair} --oov exakt", "--oov", "oov", "--oov must be one of ['auto', 'exact', 'drop'], got 'exakt'"),
+    ("compare {pair} --metrics rogue", "--metrics", "metrics", "--metrics must be one of ['wrdscore',"),
+    # show
+    ("show -c a -r b -o {d}/x.png --num-threads 0", "--num-threads", "num_threads", "--num-threads must be an integer"),
+    ("show -c a -r b -o {d}/x.png --variant papr", "--variant", "variant",
+     "--variant must be one of ['wrd', 'paper'], got 'papr'; did you mean 'paper'?"),
+    ("show -c a -r b -o {d}/x.png --dpi 5", "--dpi", "dpi", "--dpi must be an integer between 30 and 600, got 5"),
+    # validate: numbers (--human-range: floats), an option of the metric, a choice
+    ("validate {d}/judged.tsv --no-files --human-range 1 0", "--human-range", "human_range",
+     "--human-range must be two finite numbers with LO < HI, got [1.0, 0.0]"),
+    ("validate {d}/judged.tsv --no-files --human-range 0 x", "--human-range", "human_range",
+     "argument --human-range: invalid float value: 'x'"),
+    ("validate {d}/judged.tsv --no-files --num-threads 0", "--num-threads", "num_threads",
+     "--num-threads must be an integer between 1"),
+    ("validate {d}/judged.tsv --no-files --tokenizer word", "--tokenizer", "tokenizer",
+     "--tokenizer must be one of ['identifier', 'words'], got 'word'"),
+    ("validate {d}/judged.tsv --no-files --bootstrap 5", "--bootstrap", "n_boot", "--bootstrap must be an integer"),
+    # baseline
+    ("baseline --corpus {d}/corpus.txt --output {d}/b.json --pairs 1", "--pairs", "n_pairs",
+     "--pairs must be an integer between 2 and 1,000,000, got 1"),
+    ("baseline --corpus {d}/corpus.txt --output {d}/b.json --stride 0 --backend contextual", "--stride", "stride",
+     "--stride must be a positive integer or None, got 0"),
+    ("baseline --corpus {d}/corpus.txt --output {d}/b.json --weights nrom", "--weights", "weights",
+     "--weights must be one of"),
+    # train: integers, numbers, a choice, and a limit met only once the corpus is read
+    ("train {d}/corpus.txt -o {d}/t.npz --min-count 0", "--min-count", "min_count",
+     "--min-count must be a positive integer, got 0"),
+    ("train {d}/corpus.txt -o {d}/t.npz --sample 2", "--sample", "sample", "--sample must be in [0, 1), got 2.0"),
+    ("train {d}/corpus.txt -o {d}/t.npz --fraction 0", "--fraction", "fraction", "--fraction must be in (0, 1], got 0.0"),
+    ("train {d}/corpus.txt -o {d}/t.npz --corpus-format identifier", "--corpus-format", "corpus_format",
+     "--corpus-format must be one of ['tokens', 'identifiers'], got 'identifier'"),
+    ("train {d}/corpus.txt -o {d}/t.npz --negative 0", "--negative", "negative",
+     "--negative must be an integer between 1 and 1,000, got 0"),
+    ("train {d}/corpus.txt -o {d}/t.npz --no-progress --min-count 1000", "--min-count", "min_count",
+     "no token in the corpus occurs at least --min-count=1000 times; lower --min-count or give a larger corpus"),
+    ("train {d}/corpus.txt -o t.txt", "-o/--output", "output", "-o/--output must be a .npz file, got 't.txt'"),
+    # distill (torch is imported; nothing is loaded): numbers, the fitting options, a choice, an integer
+    ("distill -o {d}/d.npz --corpus {d}/corpus.txt:tokens --sif 1", "--sif", "sif",
+     "--sif must be a number in [0, 1) (0 or None: no weighting), got 1.0"),
+    ("distill -o {d}/d.npz --corpus {d}/corpus.txt:tokens --fit {d}/corpus.txt:stsb --fit-lr 5", "--fit-lr",
+     "fit lr", "--fit-lr must be a number in [0.0, 1.0], got 5.0"),
+    ("distill -o {d}/d.npz --corpus {d}/corpus.txt:tokens --fit {d}/corpus.txt:stsb --fit-epochs -1", "--fit-epochs",
+     "fit epochs", "--fit-epochs must be an integer >= 0, got -1"),
+    ("distill -o {d}/d.npz --pooling mean", "--pooling", "pooling", "--pooling must be one of ['pieces', 'all', 'first']"),
+    ("distill -o {d}/d.npz --min-count 0", "--min-count", "min_count", "--min-count must be a positive integer, got 0"),
+    # specialize: an integer, a number, a choice (argparse's refusals: one line too)
+    ("specialize wrd-minilm-distilled -o {d}/s.npz --name n --iterations 0", "--iterations", "iterations",
+     "--iterations must be an integer between 1 and 1,000, got 0"),
+    ("specialize wrd-minilm-distilled -o {d}/s.npz --name n --delta 3", "--delta", "delta",
+     "--delta must be a number in [0, 2], got 3.0"),
+    ("specialize wrd-minilm-distilled -o {d}/s.npz --name n --post-specialize linar", "--post-specialize", "post",
+     "--post-specialize must be one of ['linear'], got 'linar'"),
+    # constraints
+    ("constraints -o {d}/c.tsv --vocabulary wrd-minilm-distilled --methods {d}/methods.tsv --wordnet {d}",
+     "--wordnet", "wordnet", "--wordnet="),
+    ("constraints -o {d}/c.tsv --vocabulary wrd-minilm-distilled --methods {d}/methods.tsv --min-dice 2", "--min-dice",
+     "min_dice", "--min-dice must be a number in [0, 1], got 2.0"),
+    ("constraints -o {d}/c.tsv --vocabulary wrd-minilm-distilled --methods {d}/methods.tsv --senses 0", "--senses",
+     "senses", "--senses must be a positive integer, got 0"),
+    # merge, convert, install-evaluate-module
+    ("merge {d}/s.json --digits 18", "--digits", "digits", "--digits must be an integer between 0 and 17, got 18"),
+    ("convert {d}/corpus.txt {d}/o.npz --format glov", "--format", "format", "--format must be one of ['auto', 'npz',"),
+    ("convert {d}/corpus.txt {d}/o.npz --dtype float8", "--dtype", "dtype", "--dtype must be one of ['float16',"),
+    ("install-evaluate-module --modules-cache {d}/a_file", "--modules-cache", "modules_cache",
+     "--modules-cache '{d}/a_file' is a file, not a folder"),
+]
+
+
+def _keyword(keyword):
+    """The library's keyword as a word of its own (``--min-count`` holds no ``min_count``; ``--model`` no ``model``)."""
+    return re.compile(rf"(?<![\w-]){re.escape(keyword)}(?![\w-])")
+
+
+@pytest.mark.parametrize("line, flag, keyword, message", REFUSALS, ids=[c[0].split()[0] + " " + c[1] for c in REFUSALS])
+def test_a_refused_value_names_the_flag_typed_in_one_line(flag_files, capsys, line, flag, keyword, message):
+    argv = [part for word in line.split() for part in (PAIR if word == "{pair}" else [word.format(d=flag_files)])]
+    code, out, err = run_cli(capsys, *argv)
+    command = argv[0]
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and len(lines) == 1, err
+    assert lines[0].startswith(f"wrdscore {command}: error: "), err
+    assert flag in lines[0] and not _keyword(keyword).search(lines[0]), err
+    assert message.format(d=flag_files) in lines[0], err
+
+
+def test_a_keyword_the_user_typed_is_kept(flag_files, capsys):
+    # validate's metric specs spell the library's keywords: the message names what was typed, the keyword.
+    code, _, err = run_cli(capsys, "validate", str(flag_files / "judged.tsv"), "--no-files", "-m",
+                           "wrdscore:num_threads=0")
+    assert code == 2 and err.strip() == ("wrdscore validate: error: num_threads must be an integer between 1 and 1,024 "
+                                         "or None (None: every core), got 0"), err
+    # ... and the flag where the same keyword came from the flag.
+    code, _, err = run_cli(capsys, "validate", str(flag_files / "judged.tsv"), "--no-files", "--num-threads=0")
+    assert code == 2 and err.strip().startswith("wrdscore validate: error: --num-threads must be"), err
+
+
+def test_a_boolean_flag_is_named_as_typed(capsys):
+    # --no-clip-negative, not --clip-negative (the flag that set the value); with a metric that cannot read it.
+    code, _, err = run_cli(capsys, "compare", *PAIR, "--metrics", "rouge", "--no-clip-negative")
+    assert code == 2 and "--no-clip-negative" in err and not _keyword("clip_negative").search(err), err
+
+
+def test_words_that_are_no_keyword_stay_as_they_are(flag_files, capsys):
+    # "embedding file": prose, not the keyword of --embedding; left alone. The advice's keyword is the flag's.
+    code, _, err = run_cli(capsys, "score", "-c", "a", "-r", "b", "--embedding", str(flag_files / "a_file"))
+    assert code == 2 and err.startswith("wrdscore score: error: cannot tell the format of embedding file "), err
+    assert "; pass --embedding-format= one of ['npz'," in err and "embedding_format" not in err, err

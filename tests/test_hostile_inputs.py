@@ -263,8 +263,8 @@ def test_distill_code_neighbours_beyond_the_code_vocabulary_is_refused_before_en
 
 
 @pytest.mark.parametrize("pca, message", [
-    ("64", r"--pca-dims\) is 64, but the distilled vectors have 32 dimensions"),   # the tiny BERT is 32 wide
-    ("1000000", r"--pca-dims\) is 1,000,000, but the distilled vectors have 32 dimensions"),
+    ("64", r"error: --pca-dims is 64, but the distilled vectors have 32 dimensions"),   # the tiny BERT is 32 wide
+    ("1000000", r"error: --pca-dims is 1,000,000, but the distilled vectors have 32 dimensions"),
 ])
 def test_distill_pca_dims_it_cannot_give_is_refused_before_encoding(distill_run, tmp_path, pca, message):
     """Red-team 5: model2vec's PCA, asked for more dimensions than the vectors have, kept them all (and with no fewer

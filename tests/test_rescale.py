@@ -101,7 +101,7 @@ def test_baseline_corpus_column_errors_name_the_file_and_the_flag(emb, tmp_path,
     table.write_text("prediction,reference\na,b\nc,d\n")
     text.write_text("a\nb\n")
     for path, message in ((table, f"corpus {str(table)!r}: the file needs columns 'nope'"),
-                          (text, "columns (--columns) applies to table corpora only")):
+                          (text, "error: --columns applies to table corpora only")):
         assert main(["baseline", "--corpus", str(path), "--embedding", emb, "--pairs", "3", "--columns", "nope",
                      "--output", str(tmp_path / "b.json")]) == 2
         err = capsys.readouterr().err
@@ -254,7 +254,7 @@ def test_save_baseline_leaves_no_temporary_file(tmp_path):
 
 def test_one_pair_is_refused_not_nan(emb, corpus, capsys):
     assert main(["baseline", "--corpus", corpus, "--embedding", emb, "--pairs", "1"]) == 2
-    assert "--pairs) must be an integer between 2 and" in capsys.readouterr().err
+    assert "--pairs must be an integer between 2 and" in capsys.readouterr().err
 
 
 def test_rescaled_swap_symmetry_within_the_documented_bound():

@@ -286,7 +286,8 @@ def test_every_training_limit_is_checked_before_training(tmp_path, capsys, monke
     corpus.write_text("get count\nset value\n")
     code = main(["train", str(corpus), "-o", str(tmp_path / "e.npz"), "--no-progress", *flags])
     err = capsys.readouterr().err
-    assert code == 2 and f"{name} must be" in err and len(err.strip().splitlines()) == 1, err
+    flag = "--" + name.replace("_", "-")  # the message names the flag typed (wrd_score.cli.common.name_flags)
+    assert code == 2 and f"{flag} must be" in err and len(err.strip().splitlines()) == 1, err
 
 
 @pytest.mark.parametrize("output, message", [("out.txt", "must be a .npz file"),

@@ -178,8 +178,8 @@ def test_validate_errors_name_the_flag_that_was_wrong(judgments, capsys):
     """Red-team 5: the command line's refusals named the library's keywords (`human_range must be ...`,
     `group_by column ...`) or no argument at all (`--human nope`: "lacks column(s) ['nope']")."""
     for argv, message in (
-            (["--human-range", "5", "1"], "human_range (--human-range) must be two finite numbers with LO < HI"),
-            (["--group-by", "nope"], "group_by (--group-by) column 'nope' is not in"),
+            (["--human-range", "5", "1"], "error: --human-range must be two finite numbers with LO < HI"),
+            (["--group-by", "nope"], "error: --group-by column 'nope' is not in"),
             (["--human", "nope"], "lacks the human score column 'nope' (human=, --human)")):
         assert main(["validate", judgments, *argv, "-m", "column:baseline_good", "--no-files", "--quiet",
                      "--bootstrap", "0"]) == 2
@@ -226,7 +226,7 @@ def test_a_group_by_column_of_more_groups_than_the_limit_is_refused_before_scori
     monkeypatch.setattr(validation, "compute_metric", lambda *a, **k: scored.append(a[0]) or real(*a, **k))
     assert main(["validate", str(path), "-m", "column:m1", "--group-by", "g", "--quiet", "--no-files"]) == 2
     err = capsys.readouterr().err
-    assert f"group_by (--group-by) column 'g' has {n} distinct values" in err and f"at most {n - 1}" in err, err
+    assert f"error: --group-by column 'g' has {n} distinct values" in err and f"at most {n - 1}" in err, err
     assert scored == []
     path.write_text("prediction\treference\thuman\tm1\tg\n" + "".join(
         f"p{r}\tr{r}\t{r % 5}\t0.{r % 7}\tg{r // 2}\n" for r in range(2 * (n - 1))))

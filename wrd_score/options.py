@@ -197,9 +197,11 @@ class Options:
         validate_contextual_options(**{**contextual, "pooling": contextual["pooling"] or next(iter(POOLINGS))})
         # Options of the other backend would be silently ignored: refused both ways.
         other = "static" if self.backend == "contextual" else "contextual"
-        changed = [info.name for info in option_info(other) if getattr(self, info.name) != info.default]
+        changed = [f"{info.name}={getattr(self, info.name)!r}" for info in option_info(other)
+                   if getattr(self, info.name) != info.default]
         if changed:
-            raise ValueError(f"option(s) {changed} apply only to backend={other!r}, but backend={self.backend!r}")
+            raise ValueError(f"{', '.join(changed)} appl{'ies' if len(changed) == 1 else 'y'} only to backend={other!r}, "
+                             f"but backend={self.backend!r}")
         if self.backend == "contextual" and self.weights in CORPUS_IDF_WEIGHTS:
             raise ValueError(f"weights={self.weights!r} reads the document frequencies shipped in a static embedding "
                              "file; backend='contextual' has none: use 'idf' or 'norm*idf' (fit on the references "

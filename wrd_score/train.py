@@ -222,7 +222,7 @@ class TrainOptions:
         checked = {"dim": dim, "window": check_int("window", window, 1, MAX_WINDOW),
                    "epochs": check_int("epochs", self.epochs, 1, MAX_EPOCHS),
                    "min_count": check_int("min_count", self.min_count),
-                   "negative": check_int("negative", self.negative, 0, MAX_NEGATIVE),
+                   "negative": check_int("negative", self.negative, 1, MAX_NEGATIVE),  # gensim: 0 trains nothing
                    "workers": check_int("workers", self.workers, 1, MAX_WORKERS),
                    "seed": check_int("seed", self.seed, 0, MAX_SEED)}
         if method == "fasttext":

@@ -17,6 +17,7 @@ from typing import Dict, List, Optional
 from .. import __version__
 from ..checks import close_match_hint
 from ..deps import MissingDependency
+from .common import name_flags, option_flags
 
 # name -> one-line help; each command is the module wrd_score.cli.<name> with add_arguments(parser)
 # and run(args) -> exit status. Modules are imported only when their command runs, so
@@ -38,11 +39,14 @@ COMMANDS: Dict[str, str] = {
 
 
 class UsageError(Exception):
-    """argparse's refusal of a command line, kept so that :func:`main` can add a hint to it."""
+    """argparse's refusal of a command line, kept so that :func:`main` can add a hint to it; ``value``: a flag's
+    value refused by its type (one line, as a value refused while the command runs), not a command line of the
+    wrong shape (argparse's usage, then the error)."""
 
-    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+    def __init__(self, parser: argparse.ArgumentParser, message: str, value: bool = False) -> None:
         super().__init__(message)
         self.parser = parser
+        self.value = value
 
 
 class _NoHyphenBreaks(argparse.HelpFormatter):
@@ -57,6 +61,13 @@ class _Parser(argparse.ArgumentParser):
     # Subcommand parsers are made by add_parser with the parent's class, so they raise too.
     def error(self, message: str):  # type: ignore[override]
         raise UsageError(self, message)
+
+    def _get_value(self, action: argparse.Action, arg_string: str) -> object:
+        try:
+            return super()._get_value(action, arg_string)
+        except argparse.ArgumentError as exc:  # the library's check in the flag's type names the flag (name_flags)
+            message = str(argparse.ArgumentError(action, name_flags(exc.message, option_flags(self))))
+            raise UsageError(self, message, value=True) from None
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         # Whichever formatter a command chose (RawDescriptionHelpFormatter for its description), without the breaks;
@@ -145,14 +156,18 @@ def _discard_stdout() -> None:
         pass
 
 
+def _commands(parser: argparse.ArgumentParser) -> Dict[str, argparse.ArgumentParser]:
+    """Each command's parser."""
+    return next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
+
+
 def _flag_hint(parser: argparse.ArgumentParser, command: str, message: str) -> str:
     """The closest flag of ``command`` to the first one argparse did not recognise (the library's close-match
     rule, :func:`~wrd_score.checks.close_match_hint`), or ""."""
     if not message.startswith("unrecognized arguments:"):
         return ""
     unknown = next((word for word in message.split(":", 1)[1].split() if word.startswith("--")), None)
-    commands = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
-    owner = commands.get(command, parser)
+    owner = _commands(parser).get(command, parser)
     return close_match_hint(unknown.split("=", 1)[0], owner._option_string_actions) if unknown else ""
 
 
@@ -169,6 +184,8 @@ def _dispatch(argv: Optional[List[str]]) -> int:
         hint = habit_hint(argv)
         if hint:  # one line: the refusal and the form that works
             print(f"{exc.parser.prog}: error: {exc}; {hint}", file=sys.stderr)
+        elif exc.value:
+            print(f"{exc.parser.prog}: error: {exc}", file=sys.stderr)
         else:  # argparse's own output: usage, then the error (with the closest flag for a misspelt one)
             exc.parser.print_usage(sys.stderr)
             print(f"{exc.parser.prog}: error: {exc}{_flag_hint(parser, command, str(exc))}", file=sys.stderr)
@@ -179,11 +196,14 @@ def _dispatch(argv: Optional[List[str]]) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    module = importlib.import_module(args._module)
     try:
-        return int(importlib.import_module(args._module).run(args) or 0)
+        return int(module.run(args) or 0)
     except BrokenPipeError:
         raise  # not the user's input: main() ends quietly
     except (ValueError, TypeError, FileNotFoundError, OSError, MissingDependency) as exc:
-        # Bad input (or a missing extra) is the user's to fix: one line and a non-zero exit, no traceback.
-        print(f"wrdscore {args.command}: error: {exc}", file=sys.stderr)
+        # Bad input (or a missing extra) is the user's to fix: one line and a non-zero exit, no traceback. The
+        # library's message names its keywords; here, the flags typed (and a command's own spellings, its FLAGS).
+        flags = option_flags(_commands(parser)[args.command], args, getattr(module, "FLAGS", {}))
+        print(f"wrdscore {args.command}: error: {name_flags(str(exc), flags, argv)}", file=sys.stderr)
         return 2

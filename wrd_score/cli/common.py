@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+from collections import Counter
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence
 
 from ..checks import check_choice, check_int, check_number
@@ -10,7 +12,7 @@ from ..options import OptionInfo, Options, option_info
 from ..shards import Shard
 
 __all__ = ["add_metric_arguments", "add_option_arguments", "options_from_args", "add_input_arguments", "shard_spec",
-           "int_type", "number_type", "choice_type", "flag_name", "set_by"]
+           "int_type", "number_type", "choice_type", "flag_name", "set_by", "option_flags", "name_flags"]
 
 _GROUP_TITLES = {
     "metric": "metric options (defaults: the library's)",
@@ -92,6 +94,65 @@ def set_by(options: Mapping[str, Any]) -> Dict[str, str]:
     """The flag that set each boolean option turned off (``--no-clip-negative``), for :func:`flag_name`'s ``renamed``:
     a message names the flag the user typed."""
     return {name: "--no-" + name.replace("_", "-") for name, value in options.items() if value is False}
+
+
+def option_flags(parser: argparse.ArgumentParser, values: Optional[argparse.Namespace] = None,
+                 renamed: Mapping[str, str] = {}) -> Dict[str, str]:
+    """:func:`flag_name`'s ``renamed`` for every option of a command: each ``dest`` as argparse spells its flag
+    (``-o/--output``), a boolean one set off as :func:`set_by` spells it (``--no-clip-negative``, from ``values``), and
+    the library's parameters that the command spells otherwise (``renamed``: ``verb_corpus`` is ``--verbs``)."""
+    actions = [a for a in parser._actions if a.option_strings and a.dest != argparse.SUPPRESS]
+    shared = Counter(a.dest for a in actions)
+    # A dest that several flags set (--files/--strings) has no one flag to name.
+    flags = {a.dest: a.option_strings[0] if isinstance(a, argparse.BooleanOptionalAction) else "/".join(a.option_strings)
+             for a in actions if shared[a.dest] == 1}
+    flags.update(set_by({a.dest: getattr(values, a.dest, None) for a in actions
+                         if isinstance(a, argparse.BooleanOptionalAction)}))
+    return {**flags, **renamed}
+
+
+def _named(flag: str, message: str) -> bool:
+    return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", message) for f in flag.split("/"))
+
+
+def name_flags(message: str, flags: Mapping[str, str], typed: Sequence[str] = ()) -> str:
+    """``message``, a refusal of the library, with the parameters it names spelled as the command's flags
+    (:func:`flag_name`, ``renamed`` = ``flags`` of :func:`option_flags`): the command line's one rule by which a
+    message names the flag the user typed, not the library's keyword.
+
+    A name is a parameter where the library words it as one: ``name=value``, and the message's subject ``name must
+    ...``, ``name given without ...``; anywhere for a name that is no English word (``min_count``); the library's own
+    ``name (--flag)`` is the flag alone.  A name is left as it is where the message names its flag already, and where the user typed
+    the keyword itself (``wrdscore validate -m wrdscore:num_threads=0``: ``typed``, the command line's words).
+
+    >>> flags = {"num_threads": "--num-threads", "layer": "--layer", "pairs": "--pairs"}
+    >>> name_flags("num_threads must be an integer between 1 and 1,024, got 0", flags)
+    '--num-threads must be an integer between 1 and 1,024, got 0'
+    >>> name_flags("layer='x' applies only to backend='contextual'; the model's last layer", flags)
+    "--layer='x' applies only to backend='contextual'; the model's last layer"
+    >>> name_flags("n_pairs (--pairs) must be an integer >= 2, got 1", flags)
+    '--pairs must be an integer >= 2, got 1'
+    >>> name_flags("2 candidate inputs (--pairs) were given; a layer must be", flags)
+    '2 candidate inputs (--pairs) were given; a layer must be'
+    >>> name_flags("num_threads must be a positive integer, got 0", flags, typed=["-m", "wrdscore:num_threads=0"])
+    'num_threads must be a positive integer, got 0'
+    """
+    known = {f for flag in flags.values() for f in flag.split("/")}
+    message = re.sub(r"(?<![\w-])(\w+) \((--[\w-]+)\)", lambda m: m.group(2) if m.group(2) in known and (
+        "_" in m.group(1) or m.group(1) in flags) else m.group(0), message)
+    for name in sorted(flags, key=len, reverse=True):  # "fit seed" before a "seed"
+        flag = flag_name(name, flags)
+        if flag == name or _named(flag, message) or any(re.search(rf"(?<![\w-]){re.escape(name)}=", word)
+                                                        for word in typed):
+            continue
+        # Not within a word, a path, a flag or a quoted value ('wrdscore:layer=3', 'layer').
+        before = r"(?<![\w\-.:/'\"])" + re.escape(name)
+        if "_" in name or not name.isidentifier():
+            pattern = before + r"(?![\w\-'\"])"
+        else:  # an English word too ("a shard must be K/N"): as the subject of the message, or name=
+            pattern = rf"^{re.escape(name)}(?= must | given without)|" + before + "(?==)"
+        message = re.sub(pattern, lambda _: flag, message)
+    return message
 
 
 def add_option_arguments(group: argparse._ActionsContainer, infos: Sequence[OptionInfo]) -> None:

@@ -66,8 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 #: Decimals of the table.
 _DIGITS = 4
-#: Flags whose name is not their option's.
-_FLAGS = {"moverscore_idf": "--moverscore-no-idf", "exact-match_rule": "--exact-match-rule"}
+#: Flags whose name is not their option's (:func:`~wrd_score.cli.common.option_flags`'s ``renamed``).
+FLAGS = {"moverscore_idf": "--moverscore-no-idf", "exact-match_rule": "--exact-match-rule"}
 
 
 def _stop_words(args: argparse.Namespace) -> FrozenSet[str]:
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     family = {key: key.split("_")[0] for key in given}
     check_needs(sibling, {key: f"{name} in --metrics" for key, name in family.items()},
                 {f"{name} in --metrics": any(m.startswith(name) for m in metrics) for name in family.values()},
-                lambda name: flag_name(name, _FLAGS))
+                lambda name: flag_name(name, FLAGS))
     options = options_from_args(args)
     check_options_read(options, [(m, ()) for m in metrics], "--metrics", lambda name: flag_name(name, set_by(options)))
     if "moverscore_stop_words" in sibling:

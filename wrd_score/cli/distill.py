@@ -29,12 +29,13 @@ def _fit_arg(value: str) -> Tuple[str, str, Optional[int]]:
     return path, fmt, int(sample) if at else None
 
 
-#: Flags whose name is not the parameter's.
-_FLAGS = {"df_corpora": "--df-corpus"}
+#: Flags whose name is not the parameter's (:func:`~wrd_score.cli.common.option_flags`'s ``renamed``); the
+#: fitting options are named "fit lr" by the library (they are keys of ``fit_options``).
+FLAGS = {"df_corpora": "--df-corpus", **{f"fit {key}": flag_name("fit_" + key) for key in FIT_DEFAULTS}}
 
 
 def _flag(name: str) -> str:
-    return flag_name(name, _FLAGS)
+    return flag_name(name, FLAGS)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -23,13 +23,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except NotADirectoryError as exc:  # the library names its argument; the command line names the flag
-        raise NotADirectoryError(str(exc).replace("modules_cache", "--modules-cache", 1)) from None
-
-
-def _run(args: argparse.Namespace) -> int:
     if args.check:
         copy = installed_copy(args.modules_cache)
         if copy is None:

@@ -75,7 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          "sacreBLEU's -b prints only the score")
     io.add_argument("-o", "--output", metavar="FILE",
                     help="write the output to FILE (atomically: complete or not at all) and print "
-                         "only the summary line (or the --paired-bs table)")
+                         "only the summary line (or the --paired-bs table); a FILE named .json needs --json "
+                         "(or --shard, whose record is JSON)")
     io.add_argument("--digits", type=int_type("--digits", 0, 17), default=None,
                     help=f"decimals in text output (default: {_DIGITS}; --json and --shard keep every digit)")
     io.add_argument("--chunk-size", type=int_type("--chunk-size", 1, MAX_CHUNK_SIZE), default=10_000,
@@ -170,6 +171,12 @@ def _check_args(args: argparse.Namespace) -> None:
                          "without -f/--format, --json, --per-example, --confidence, --paired-bs or --paired-ar")
     if [*args.candidates, *args.references].count(STDIN) > 1:
         raise ValueError("standard input ('-') can be given only once among -c and -r")
+    if args.output and args.output.lower().endswith(".json") and not args.json and args.shard is None:
+        # A .json file that holds a text line or a table: the reader that expects JSON fails far from here.
+        held = ("the per-example table" if args.per_example else "the comparison table" if paired
+                else "the score alone" if args.score_only else "the summary line")
+        raise ValueError(f"-o {args.output!r} given without --json: the file would hold {held}, not JSON; add --json "
+                         "(or -f json), or name the file otherwise")
 
 
 def _input_files(args: argparse.Namespace, are_files: bool) -> List[Tuple[str, Any]]:

@@ -24,12 +24,12 @@ _COUNTER_FIT_FLAGS = {
 }
 
 
-#: Flags whose name is not the parameter's.
-_FLAGS = {"verb_corpus": "--verbs", "post": "--post-specialize", "negators": "--negation"}
+#: Flags whose name is not the parameter's (:func:`~wrd_score.cli.common.option_flags`'s ``renamed``).
+FLAGS = {"verb_corpus": "--verbs", "post": "--post-specialize", "negators": "--negation"}
 
 
 def _flag(name: str) -> str:
-    return flag_name(name, _FLAGS)
+    return flag_name(name, FLAGS)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
