@@ -548,8 +548,10 @@ F_1 = \frac{2PR}{P + R}.$$
 
 A token can share its mass with several tokens of the other side, so `size` can be matched to both `get` and
 `count`. Variant `wrd` (the author's later release) takes recall $= \sum_{ij} F_{ij}\cos = 1 - \mathrm{WRD}$ and
-a greedy precision $\sum_j \hat w_j \max_i \cos(t_i, \hat t_j)$. With negative cosines clipped to 0 (the
-default) every score lies in $[0, 1]$ and identical texts score exactly 1.
+a greedy precision $\sum_j \hat w_j \max_i \cos(t_i, \hat t_j)$. The default keeps negative cosines (since 0.6.0:
+an opposite counts against a pair), so a score lies in $[-1, 1]$; clipped to 0 (*Clip negative cosines*: yes, the
+other presets' and embeddings' default) it lies in $[0, 1]$. Where $P$ or $R$ is not positive, $F_1$ is the smaller of
+the two. Identical texts score exactly 1.
 
 In the heatmaps, rows are prediction tokens and columns reference tokens; the flow matrix shows where each
 token's mass went. Paper: Mussabayev, *WRDScore: New Metric for Evaluation of Natural Language Generation

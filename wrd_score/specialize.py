@@ -255,7 +255,7 @@ def verb_norms(words: Sequence[str], vectors: np.ndarray, shares: Mapping[str, f
 def negation_rows(words: Sequence[str], vectors: np.ndarray, negators: Sequence[str],
                   reference: Optional[float] = None) -> Tuple[np.ndarray, List[str]]:
     """Negating words share one direction, opposite to the mean direction of the vocabulary: their cosine with
-    a typical word is negative (clipped to 0 by the scorer) and 1 among themselves, so a negation left
+    a typical word is negative (0 where the scorer clips cosines) and 1 among themselves, so a negation left
     unmatched lowers the score instead of matching ``is`` or ``empty``. Their norm becomes at least
     ``reference`` (a full-weight word). Returns the vectors and the words changed."""
     out = np.asarray(vectors, dtype=np.float64).copy()
