@@ -103,8 +103,8 @@ def best_of(values: np.ndarray, sizes: Sequence[int]) -> Tuple[np.ndarray, List[
 def f1_score(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
     """The harmonic mean of P and R where both are positive, and the smaller of the two elsewhere.
 
-    With clipped cosines (the default) P and R lie in [0, 1] and this is the usual F1, 0 when either is 0. With
-    ``clip_negative=False`` either may be negative, where 2PR/(P+R) leaves [-1, 1] (P = 0.0855 and R = -0.0794 gave
+    With clipped cosines P and R lie in [0, 1] and this is the usual F1, 0 when either is 0. With
+    ``clip_negative=False`` (the static identifiers default since 0.6.0) either may be negative, where 2PR/(P+R) leaves [-1, 1] (P = 0.0855 and R = -0.0794 gave
     -2.23) or lands above both (two negatives gave 0). The smaller of the two continues the harmonic mean across 0
     (which tends to 0 as either does), so F1 stays continuous, monotone in each, and between P and R.
 

@@ -344,10 +344,10 @@ def validate_frame(frame, metrics: Sequence[str] = DEFAULT_METRICS, *, path: str
                 {"seed": "n_boot > 0", "reference": "n_boot > 0"}, {"n_boot > 0": n_boot > 0})
     seed = 0 if seed is None else check_int("seed", seed, 0)
     check_options_used(metrics, options)
-    if group_by is not None and group_by not in frame.columns:
-        raise ValueError(f"group_by (--group-by) column {group_by!r} is not in {path!r}; its columns are "
-                         f"{list(frame.columns)}")
     if group_by is not None:
+        if group_by not in frame.columns:
+            raise ValueError(f"group_by (--group-by) column {group_by!r} is not in {path!r}; its columns are "
+                             f"{list(frame.columns)}")
         n_groups = frame[group_by].astype(str).nunique()
         if n_groups > MAX_GROUPS:
             raise ValueError(f"group_by (--group-by) column {group_by!r} has {n_groups:,} distinct values in {path!r}; "

@@ -196,14 +196,14 @@ def _dispatch(argv: Optional[List[str]]) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
-    module = importlib.import_module(args._module)
-    try:
-        return int(module.run(args) or 0)
+    try:  # the import too: a command module may need a missing extra
+        return int(importlib.import_module(args._module).run(args) or 0)
     except BrokenPipeError:
         raise  # not the user's input: main() ends quietly
     except (ValueError, TypeError, FileNotFoundError, OSError, MissingDependency) as exc:
         # Bad input (or a missing extra) is the user's to fix: one line and a non-zero exit, no traceback. The
         # library's message names its keywords; here, the flags typed (and a command's own spellings, its FLAGS).
+        module = sys.modules.get(args._module)
         flags = option_flags(_commands(parser)[args.command], args, getattr(module, "FLAGS", {}))
         print(f"wrdscore {args.command}: error: {name_flags(str(exc), flags, argv)}", file=sys.stderr)
         return 2
