@@ -24,6 +24,7 @@ Usage::
     python benchmarks/choose_identifiers.py --test LABEL...    # STS-B test, once, after the choice
     python benchmarks/choose_identifiers.py --workdir /work/cache/r30/files --name-masses   # masses for names only
     python benchmarks/choose_identifiers.py --workdir /work/cache/r30/files --clip          # negative cosines kept
+    python benchmarks/choose_identifiers.py --workdir /work/cache/r30/files --delta         # opposites pushed below 0
 """
 from __future__ import annotations
 
@@ -232,13 +233,26 @@ def ranks(values: Dict[str, float]) -> Dict[str, float]:
 
 
 _PAIRED: Dict[Tuple[str, str, str], Tuple[float, float]] = {}
+#: The same by the scores compared (``paired.pkl`` in the workdir): a run after the first takes minutes, not half an
+#: hour of bootstraps.
+_PAIRED_BY_SCORES: Dict[Tuple[str, int, str, str], Tuple[float, float]] = {}
+
+
+def _digest(x: np.ndarray) -> str:
+    import hashlib
+
+    return hashlib.sha256(np.ascontiguousarray(x, dtype=np.float64).tobytes()).hexdigest()[:32]
 
 
 def paired(dev: DevSet, scores: Dict[str, Dict[str, np.ndarray]], a: str, b: str, n_boot: int = 1000) -> Tuple[float, float]:
     """``dev.paired`` of candidates ``a`` and ``b`` (memoised: the leave-one-out runs ask again)."""
     key = (dev.name, a, b)
     if key not in _PAIRED:
-        _PAIRED[key] = dev.paired(scores[a][dev.name], scores[b][dev.name], n_boot=n_boot)
+        x, y = scores[a][dev.name], scores[b][dev.name]
+        stored = (dev.name, n_boot, _digest(x), _digest(y))
+        if stored not in _PAIRED_BY_SCORES:
+            _PAIRED_BY_SCORES[stored] = dev.paired(x, y, n_boot=n_boot)
+        _PAIRED[key] = _PAIRED_BY_SCORES[stored]
     return _PAIRED[key]
 
 
@@ -568,13 +582,70 @@ def unclipped_candidates(cands: List[Candidate], scores: Dict[str, Dict[str, np.
     return out
 
 
+#: Counter-fitting's antonym distance δ (``wrdscore specialize --delta``) tried beside the grid's 1.0 (cosine 0): with
+#: negative cosines kept (0.6.0), a δ above 1 lets an opposite count against a pair instead of as nothing.
+DELTAS = (1.25, 1.5)
+
+
+def delta_label(label: str, delta: float) -> str:
+    """The grid file ``label`` rebuilt with antonyms pushed to cosine distance ``delta``."""
+    return f"{label}+delta{delta:g}"
+
+
+def delta_files(workdir: Path) -> Dict[str, Tuple[str, int, str]]:
+    """Every counter-fitted file of the grid rebuilt at each of :data:`DELTAS`: label -> (path, build steps, the grid
+    file's label); built when missing. A δ other than the default counts as one step more (rule 4 prefers 1.0)."""
+    import subprocess
+
+    out = {}
+    for label, (command, steps) in FILES.items():
+        if command is None or "--constraints" not in command:
+            continue
+        for delta in DELTAS:
+            new = delta_label(label, delta)
+            path = file_path(new, workdir)
+            words = command.format(out=path, train=TRAIN.relative_to(REPO), morph=MORPH.relative_to(REPO),
+                                   names="../shared/data/java_method_names/java_method_names.txt.gz").split()
+            at = words.index("--name")
+            words[at + 1] = f"{words[at + 1]}+delta{delta:g}"
+            words[at:at] = ["--delta", f"{delta:g}"]
+            if not Path(path).is_file():
+                print(f"building {new}: {' '.join(words)}", file=sys.stderr)
+                subprocess.run(words, check=True, cwd=REPO, stdout=subprocess.DEVNULL)
+            out[new] = (path, steps + 1, label)
+    return out
+
+
+def delta_candidates(cands: List[Candidate], workdir: Path,
+                     score: Callable[[Candidate], Dict[str, np.ndarray]],
+                     scores: Dict[str, Dict[str, np.ndarray]]) -> List[Candidate]:
+    """Each grid candidate on a counter-fitted file again on its :func:`delta_files` twins, cosines unclipped (clipped,
+    a cosine below 0 counts as 0 and δ above 1 changes little); labelled ``"<grid label>, cosines unclipped, delta D"``
+    so that :func:`extension_report` lists the grid choice's twins."""
+    files = delta_files(workdir)
+    by_origin: Dict[str, List[Tuple[str, int, float]]] = {}
+    for new, (path, steps, origin) in files.items():
+        by_origin.setdefault(origin, []).append((path, steps, float(new.rsplit("+delta", 1)[1])))
+    out = []
+    for c in cands:
+        for path, steps, delta in by_origin.get(c.label.split("/")[0], []):
+            d = Candidate(f"{c.label}, cosines unclipped, delta {delta:g}", path, c.variant, c.weights, steps,
+                          c.mass_steps, clip=False)
+            scores[d.label] = score(d)
+            out.append(d)
+    return out
+
+
 def extension_report(cands: List[Candidate], added: List[Candidate], what: str,
                      scores: Dict[str, Dict[str, np.ndarray]], dev_sets: Sequence[DevSet],
-                     rouge: Dict[str, np.ndarray], n_boot: int) -> str:
+                     rouge: Dict[str, np.ndarray], n_boot: int, chosen: Optional[List[Candidate]] = None) -> str:
     """The rule run again with ``added`` (each labelled ``"<a grid candidate's label>, <what changed>"``) beside the
-    grid's candidates, its leave-one-out, and the grid's choice against its own added twins."""
+    grid's candidates, its leave-one-out, and the grid's choice against its own added twins; the candidate chosen is
+    appended to ``chosen`` when given."""
     everything = cands + added
     result = choose(everything, scores, dev_sets, rouge, DEFAULT_01, n_boot, INCOMPLETE)
+    if chosen is not None:
+        chosen.append(result["chosen"])
     alone = choose(cands, scores, dev_sets, rouge, DEFAULT_01, n_boot, INCOMPLETE)["chosen"]
     names = [d.name for d in dev_sets]
     rank = result["mean_rank"]
@@ -644,6 +715,47 @@ def clip_aims(added: List[Candidate], scores: Dict[str, Dict[str, np.ndarray]], 
     return parts
 
 
+def delta_ship_command(chosen: Candidate, out: str, name: str) -> str:
+    """:func:`ship_command` of the chosen candidate's grid file, with its ``--delta`` and int8 storage (the shipped
+    files' format)."""
+    head, _, delta = chosen.label.partition(", delta ")
+    words = ship_command(head.split("/")[0], out, name).split()
+    at = words.index("--name")
+    words[at:at] = (["--delta", delta] if delta else []) + ["--dtype", "int8"]
+    return " ".join(words)
+
+
+def delta_aims(chosen: Candidate, scores: Dict[str, Dict[str, np.ndarray]], dev_sets: Sequence[DevSet],
+               args: argparse.Namespace) -> List[str]:
+    """After ``--delta``'s choice: the shipped file's command (``--ship``: built from every constraint when missing),
+    and the aims (``--extras``) and STS-B test (``--test``) of the 0.1.x and 0.6.0 defaults, the choice (train
+    constraints) and the shipped file."""
+    import subprocess
+
+    if not (args.ship or args.extras or args.test):
+        return []
+    old = str(REPO / "embeddings" / "wrd-minilm-cf-morph-post.npz")
+    specs: List[Spec] = [("0.1.x default", "wrd-minilm-distilled", "wrd", "norm", True),
+                         ("0.6.0 default: wrd-minilm-cf-morph-post, unclipped", old, "wrd", "norm", False),
+                         (f"chosen: {chosen.label} (train constraints)", chosen.embedding, chosen.variant,
+                          chosen.weights, chosen.clip)]
+    parts: List[str] = []
+    if args.ship:
+        line = delta_ship_command(chosen, args.ship, args.ship_name)
+        parts += ["", "The shipped file, the chosen recipe on every constraint:", "", "```bash", line, "```"]
+        if not Path(args.ship).is_file():
+            subprocess.run(line.split(), check=True, cwd=REPO, stdout=subprocess.DEVNULL)
+        specs.append((f"shipped: {args.ship_name} (all constraints)", args.ship, chosen.variant, chosen.weights,
+                      chosen.clip))
+    scores_of = scores_from(specs, {"0.1.x default": DEFAULT_01, specs[2][0]: chosen.label}, scores, dev_sets)
+    if args.extras:
+        parts += ["", "Aims (dev figures; the triplets of the shipped files are in-sample: they trained on their pairs):",
+                  "", aims_table(specs, scores_of, dev_sets)]
+    if args.test:
+        parts += ["", "STS-B test, read once after the choice:", "", test_table(specs)]
+    return parts
+
+
 def _fmt_rank(rank: Optional[float]) -> str:
     return "out" if rank is None else f"{rank:.2f}"
 
@@ -666,6 +778,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--clip", action="store_true",
                         help="instead of the grid's report: the rule run again with every candidate also scored with "
                              "negative cosines kept (clip_negative=False)")
+    parser.add_argument("--delta", action="store_true",
+                        help="instead of the grid's report: the rule run again with every candidate also unclipped and "
+                             "every counter-fitted file also rebuilt with opposites pushed below cosine 0 "
+                             "(--delta %s), unclipped" % ", ".join(f"{d:g}" for d in DELTAS))
     parser.add_argument("--test", action="store_true",
                         help="after the choice: STS-B test Spearman of the chosen, the shipped file and the earlier "
                              "defaults, read once")
@@ -678,6 +794,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     cands = candidates(args.workdir)
     cache_path = args.workdir / "scores.pkl"
     cache = pickle.loads(cache_path.read_bytes()) if cache_path.is_file() else {}
+    paired_path = args.workdir / "paired.pkl"
+    if paired_path.is_file():
+        _PAIRED_BY_SCORES.update(pickle.loads(paired_path.read_bytes()))
+    import atexit
+
+    atexit.register(lambda: paired_path.write_bytes(pickle.dumps(_PAIRED_BY_SCORES)))
     scores = {}
     from wrd_score.embeddings import load_embedding
 
@@ -697,6 +819,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         what = ("every `norm` candidate with its masses capped in names at "
                 + ", ".join(f"{s:.2f}" for s in NAME_CAPS) + " of the file's largest norm")
         return emit(extension_report(cands, added, what, scores, dev_sets, rouge, args.n_boot), args.markdown)
+    if args.delta:
+        added = unclipped_candidates(cands, scores, dev_sets, cached)
+        added += delta_candidates(cands, args.workdir, cached, scores)
+        what = ("every candidate with its negative cosines kept, and every counter-fitted file rebuilt with antonyms "
+                "pushed to cosine distance " + " and ".join(f"{d:g}" for d in DELTAS) + " (cosines unclipped)")
+        picked: List[Candidate] = []
+        report = extension_report(cands, added, what, scores, dev_sets, rouge, args.n_boot, picked)
+        against = RECIPE_05 + ", cosines unclipped"
+        report += ("\n\n" + f"The chosen against 0.6.0's recipe (`{against}`), both built from the train constraints: "
+                   f"chosen minus it, two-sided paired-bootstrap p ({args.n_boot} resamples):\n\n"
+                   + "| " + " | ".join(d.name for d in dev_sets) + " |\n|" + "---:|" * len(dev_sets) + "\n| "
+                   + " | ".join("%+.4f (p=%.3f)" % paired(d, scores, picked[0].label, against, args.n_boot)
+                                for d in dev_sets) + " |")
+        return emit("\n".join([report] + delta_aims(picked[0], scores, dev_sets, args)), args.markdown)
     if args.clip:
         added = unclipped_candidates(cands, scores, dev_sets, cached)
         report = extension_report(cands, added, "every candidate with its negative cosines kept (`clip_negative=False`)",

@@ -131,3 +131,46 @@ def test_unclipped_candidates_keep_negative_cosines_and_their_steps(bench):
     assert twin.complexity == cand.complexity
     want = WRDScorer(clip_negative=False).score(*dev.pairs())["f1"]
     assert scores[twin.label]["names"].tolist() == want and want[0] < 0  # a negative F1: clipping is off
+
+
+def test_the_shipped_default_is_the_command_that_delta_prints(bench):
+    """0.7.0 (``--delta``): the default file is the chosen recipe rebuilt from every constraint at the chosen δ, and
+    its recorded command is the one the script prints for the choice (output path aside)."""
+    import re
+
+    from wrd_score.embeddings import load_embedding
+
+    with_delta = bench
+    meta = load_embedding("default").meta["specialize"]
+    chosen = with_delta.Candidate(with_delta.RECIPE_05 + ", cosines unclipped, delta 1.25", "x", "wrd", "norm", 6, 1,
+                                  clip=False)
+    printed = with_delta.delta_ship_command(chosen, "OUT", "wrd-minilm-cf-morph-post-d125")
+    assert re.sub(r" -o \S+", " -o OUT", meta["command"]) == printed
+    assert meta["counterfit"]["delta"] == 1.25 and "--dtype int8" in printed and "all.tsv" in printed
+    # without a delta in the label: the grid's δ, no --delta
+    plain = with_delta.Candidate(with_delta.RECIPE_05, "x", "wrd", "norm", 5, 1)
+    assert "--delta" not in with_delta.delta_ship_command(plain, "OUT", "name")
+
+
+def test_delta_candidates_are_counter_fitted_files_one_step_more_and_unclipped(bench, monkeypatch, tmp_path):
+    """Every counter-fitted grid file gets a twin per δ, built by its own command plus ``--delta`` (one step more), and
+    each grid candidate on it is scored unclipped; files without counter-fitting get none."""
+    built = []
+    monkeypatch.setattr("subprocess.run", lambda words, **kw: built.append(words))
+    files = bench.delta_files(tmp_path)
+    counter_fitted = [k for k, (c, _) in bench.FILES.items() if c is not None and "--constraints" in c]
+    assert sorted(files) == sorted(bench.delta_label(k, d) for k in counter_fitted for d in bench.DELTAS)
+    assert len(built) == len(files)
+    for words in built:
+        at = words.index("--delta")
+        origin_name = words[words.index("--name") + 1]
+        assert float(words[at + 1]) in bench.DELTAS and origin_name.endswith("+delta" + words[at + 1])
+    monkeypatch.setattr(bench, "delta_files", lambda workdir: files)
+    grid = [bench.Candidate(k + "/wrd/norm", "f", "wrd", "norm", bench.FILES[k][1], 1) for k in ("code+verbs",
+                                                                                              counter_fitted[0])]
+    scores = {}
+    added = bench.delta_candidates(grid, tmp_path, lambda c: {"seen": c.clip}, scores)
+    assert [c.label for c in added] == [f"{counter_fitted[0]}/wrd/norm, cosines unclipped, delta {d:g}"
+                                        for d in bench.DELTAS]
+    assert all(not c.clip and c.complexity == grid[1].complexity + 1 for c in added)
+    assert all(scores[c.label] == {"seen": False} for c in added)

@@ -902,18 +902,18 @@ def test_digits_where_every_digit_is_kept_is_refused(tmp_path, capsys, command, 
     assert message in capsys.readouterr().err
 
 
-def test_sigterm_while_copying_standard_input_leaves_no_copy_behind(tmp_path):
-    # The copy of a streamed input lives in a temporary folder; killed by SIGTERM (a job scheduler's stop, `timeout`),
-    # the process died without removing it (Python's default action for the signal runs no cleanup).
-    import signal
+def _killed_while_copying_standard_input(tmp_path, sig):
+    """``score -c - -r refs`` stopped by ``sig`` while it copies standard input (the pipe left open, so the copy is
+    under way); returns the process, the TMPDIR it copied into, the references file and the environment."""
     import time
 
     refs = tmp_path / "refs.txt"
     refs.write_text("size\n" * 1000)
     spool_root = tmp_path / "tmp"
     spool_root.mkdir()
+    env = {**os.environ, "TMPDIR": str(spool_root)}
     proc = subprocess.Popen(_cli_base() + ["score", "-c", "-", "-r", str(refs)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "TMPDIR": str(spool_root)})
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     try:
         proc.stdin.write(b"get count\n" * 10)
         proc.stdin.flush()  # the pipe stays open: the command waits for the rest of the candidates
@@ -922,13 +922,46 @@ def test_sigterm_while_copying_standard_input_leaves_no_copy_behind(tmp_path):
             time.sleep(0.1)
         assert any(spool_root.iterdir()), "the command never started copying standard input"
         time.sleep(0.5)
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(sig)
         proc.wait(timeout=60)
     finally:
         proc.kill()
         proc.stdin.close()
+    return proc, spool_root, refs, env
+
+
+def test_sigterm_while_copying_standard_input_leaves_no_copy_behind(tmp_path):
+    # The copy of a streamed input lives in a temporary folder; killed by SIGTERM (a job scheduler's stop, `timeout`),
+    # the process died without removing it (Python's default action for the signal runs no cleanup).
+    import signal
+
+    proc, spool_root, _, _ = _killed_while_copying_standard_input(tmp_path, signal.SIGTERM)
     assert proc.returncode == 128 + signal.SIGTERM
     assert list(spool_root.iterdir()) == []
+
+
+def test_a_copy_left_by_sigkill_is_removed_by_the_next_command_that_copies(tmp_path):
+    # SIGKILL runs no cleanup: the killed command's copy of standard input stayed in TMPDIR for good. The next command
+    # that copies a stream removes the copies of processes that are gone, and leaves a running process's copy, a
+    # folder that only looks like one, and a symlink.
+    import signal
+
+    proc, spool_root, refs, env = _killed_while_copying_standard_input(tmp_path, signal.SIGKILL)
+    left = [p.name for p in spool_root.iterdir()]
+    assert len(left) == 1 and left[0].startswith(f"wrdscore-stdin-{proc.pid}-"), left  # what SIGKILL leaves
+    mine = spool_root / f"wrdscore-stdin-{os.getpid()}-alive"  # a running process's copy
+    mine.mkdir()
+    other = spool_root / "wrdscore-stdin-notapid"
+    other.mkdir()
+    target = tmp_path / "target"
+    target.mkdir()
+    (spool_root / f"wrdscore-stdin-{proc.pid}-link").symlink_to(target)
+    done = subprocess.run(_cli_base() + ["score", "-c", "-", "-r", str(refs)], input=b"get count\n" * 1000,
+                          capture_output=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in spool_root.iterdir()) == sorted(
+        [mine.name, other.name, f"wrdscore-stdin-{proc.pid}-link"])
+    assert target.is_dir()
 
 
 # ------------------------------------------------------------- a value refused: the flag typed, in one line

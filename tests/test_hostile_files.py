@@ -656,7 +656,8 @@ def test_meta_name_cannot_forge_the_signature_or_borrow_a_baseline(tmp_path):
 
 
 def test_ordinary_names_keep_their_signature(tmp_path):
-    assert "emb:wrd-minilm-cf-morph-post@sha256:" in WRDScorer().signature()
+    assert "emb:wrd-minilm-cf-morph-post-d125@sha256:3b5b7bfa70e9" in WRDScorer().signature()
+    assert "emb:wrd-minilm-cf-morph-post@sha256:4a345f4a7139" in WRDScorer(embedding="wrd-minilm-cf-morph-post").signature()
     assert "emb:wrd-minilm-cf-morph@sha256:b3a957aef02e" in WRDScorer(embedding="wrd-minilm-cf-morph").signature()
     assert "emb:wrd-minilm-cf@sha256:c624635d3bb0" in WRDScorer(embedding="wrd-minilm-cf").signature()
     assert "emb:wrd-minilm-code@sha256:1e09f7ef860e" in WRDScorer(embedding="wrd-minilm-code").signature()

@@ -294,7 +294,7 @@ def test_the_sentences_file_under_the_other_embedding_rule():
     assert by_name.signature() == WRDScorer(preset="sentences").signature()
     # The identifiers file under the sentences preset: another embedding too, norm masses (its table unused).
     other = WRDScorer(preset="sentences", embedding="default")
-    assert other.options.weights == "norm" and "emb:wrd-minilm-cf-morph-post@" in other.signature()
+    assert other.options.weights == "norm" and "emb:wrd-minilm-cf-morph-post-d125@" in other.signature()
     assert WRDScorer(preset="sentences", embedding="default", weights="norm*corpus-idf").score(
         ["get count"], ["size"])["f1"][0] > 0
 
@@ -371,7 +371,8 @@ def test_no_option_describes_two_defaults():
 
 def test_negative_cosines_are_kept_for_the_identifiers_file_only():
     """0.6.0: the identifiers bundle keeps negative cosines for its own file (the rule's choice, docs/tuning.md);
-    every other bundle, another embedding (the file's own name too: 0.5.x's default) and the BERTScore sibling clip."""
+    every other bundle, another embedding (a shipped file by its name too: 0.5.x's default) and the BERTScore sibling
+    clip. 0.7.0's default file by its name is clipped too; 0.6.0's default is its file with clip_negative=False."""
     from wrd_score.embeddings import shipped_path
     from wrd_score.metrics.bertscore import bertscore
 
@@ -379,6 +380,7 @@ def test_negative_cosines_are_kept_for_the_identifiers_file_only():
     assert Options(embedding="default").validate().clip_negative is False
     assert Options(embedding=shipped_path()).validate().clip_negative is False  # the file is the name "default"
     assert Options(embedding="wrd-minilm-cf-morph-post").validate().clip_negative is True
+    assert Options(embedding="wrd-minilm-cf-morph-post-d125").validate().clip_negative is True
     assert Options(embedding="wrd-minilm-distilled").validate().clip_negative is True
     assert Options(preset="sentences").validate().clip_negative is True
     assert Options(backend="contextual").validate().clip_negative is True
@@ -386,7 +388,11 @@ def test_negative_cosines_are_kept_for_the_identifiers_file_only():
     # The file by its name is 0.5.x's default: same scores as the default with clipping asked for.
     pairs = (["processType", "getCount"], ["testOfCollectionNotNull", "setCount"])
     old = WRDScorer(embedding="wrd-minilm-cf-morph-post").score(*pairs)
-    assert old == WRDScorer(clip_negative=True).score(*pairs) and "clip:yes" in old["signature"]
+    assert "clip:yes" in old["signature"] and "emb:wrd-minilm-cf-morph-post@sha256:4a345f4a7139" in old["signature"]
+    named = WRDScorer(embedding="wrd-minilm-cf-morph-post-d125").score(*pairs)
+    assert named == WRDScorer(clip_negative=True).score(*pairs) and "clip:yes" in named["signature"]
+    v060 = WRDScorer(embedding="wrd-minilm-cf-morph-post", clip_negative=False).score(*pairs)
+    assert "clip:no" in v060["signature"] and v060["f1"] != WRDScorer().score(*pairs)["f1"]
     new = WRDScorer().score(*pairs)
     assert "clip:no" in new["signature"] and new["f1"][0] < 0 <= old["f1"][0]
     assert "clip:yes" in bertscore(*pairs)["signature"]

@@ -350,7 +350,8 @@ add(History("validation-aims-011", "docs/validation.md", version="0.1.0", commit
             command="wrdscore validate (the commands of the full tables, then)"))
 add(Prose("validation-defaults", "docs/validation.md",
           cites=["presets-static-choice", "presets-contextual", "tuning-code-semantics", "tuning-static-idbench",
-                 "tuning-rescale", "backends-oov", "validation-idbench-similarity", "tuning-clip"], configs=[wrd()]))
+                 "tuning-rescale", "backends-oov", "validation-idbench-similarity", "tuning-clip", "tuning-delta"],
+          configs=[wrd()]))
 add(History("validation-multi-sentence", "docs/validation.md", version="0.1.0", commit="98afcda",
             command="python benchmarks/sentence_transport.py"))
 
@@ -401,7 +402,8 @@ def _df_tables(run: Runner) -> str:
 
 
 add(Run("presets-df-tables", "docs/presets.md", "load_embedding(name).df_table", render=_df_tables))
-add(Prose("presets-bundles-prose", "docs/presets.md", cites=["presets-bundles", "presets-static-choice", "tuning-clip"]))
+add(Prose("presets-bundles-prose", "docs/presets.md",
+          cites=["presets-bundles", "presets-static-choice", "tuning-clip", "tuning-delta"]))
 add(Prose("presets-rule", "docs/presets.md", cites=["presets-static-choice"]))
 add(History("presets-static-011", "docs/presets.md", version="0.1.1", commit="db68dff",
             command="python benchmarks/choose_presets.py wrd-minilm-distilled"))
@@ -467,12 +469,19 @@ add(Prose("tuning-triplet-masses-prose", "docs/tuning.md", cites=["tuning-triple
 add(History("tuning-name-masses", "docs/tuning.md", version="0.5.1", commit="0fdd10b",
             command="python benchmarks/choose_identifiers.py --workdir WORK --name-masses"))
 add(Prose("tuning-name-masses-prose", "docs/tuning.md", cites=["tuning-name-masses"]))
-# The same grid with negative cosines kept (issue 30), measured by hand like the above; re-signed with --reviewed.
-add(Record("tuning-clip", "docs/tuning.md",
-           "python benchmarks/choose_identifiers.py --workdir WORK --clip --extras --test",
-           configs=[wrd(), wrd(clip_negative=True), wrd(embedding="wrd-minilm-distilled")],
-           data=IDBENCH + STSB_DEV + STSB_TEST + ["sick/sick_train_trial.tsv"]))
+# The same grid with negative cosines kept (issue 30): the record of 0.6.0's decision.
+add(History("tuning-clip", "docs/tuning.md", version="0.6.0", commit="c4f7d43",
+            command="python benchmarks/choose_identifiers.py --workdir WORK --clip --extras --test"))
 add(Prose("tuning-clip-prose", "docs/tuning.md", cites=["tuning-clip"]))
+# The grid unclipped with antonyms pushed below cosine 0 (issue 30; 0.7.0's default), measured by hand like the above;
+# re-signed with --reviewed.
+add(Record("tuning-delta", "docs/tuning.md",
+           "python benchmarks/choose_identifiers.py --workdir WORK --delta --extras --test "
+           "--ship embeddings/wrd-minilm-cf-morph-post-d125.npz --ship-name wrd-minilm-cf-morph-post-d125",
+           configs=[wrd(), wrd(embedding="wrd-minilm-cf-morph-post", clip_negative=False),
+                    wrd(embedding="wrd-minilm-distilled")],
+           data=IDBENCH + STSB_DEV + STSB_TEST + ["sick/sick_train_trial.tsv"]))
+add(Prose("tuning-delta-prose", "docs/tuning.md", cites=["tuning-delta"]))
 histories("docs/tuning.md", [
         ("tuning-static-idbench", "0.1.0", "6cfd7ac"), ("tuning-contextual-layer", "0.1.0", "4de67cd"),
         ("tuning-stsb-variant", "0.1.0", "4de67cd"), ("tuning-rescale", "0.1.0", "6cfd7ac"),

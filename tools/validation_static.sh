@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The static rows of docs/validation-summary.md: both presets (0.3.0: each with its own file), the 0.5.x default
-# (wrd-minilm-cf-morph-post by name: the default's file, negative cosines clipped), the 0.4.0 default
+# The static rows of docs/validation-summary.md: both presets (0.3.0: each with its own file), the 0.6.0 default
+# (wrd-minilm-cf-morph-post, negative cosines kept; by its name alone it is clipped, the 0.5.x default), the 0.4.0 default
 # (wrd-minilm-cf-morph, wrd, norm), the 0.2.0 default (wrd-minilm-code, wrd, norm*corpus-idf), the 0.1.x default
 # (wrd-minilm-distilled, wrd, norm) and ROUGE-1, on IdBench (similarity, relatedness) and STS-B test.
 #   bash tools/validation_static.sh [OUT_DIR]      (default OUT_DIR: /tmp/wrdscore-validate-static)
@@ -15,7 +15,7 @@ mkdir -p "$OUT"
 WRD=(
   -m wrdscore:preset=identifiers,label=WRDScore-identifiers-preset
   -m wrdscore:preset=sentences,label=WRDScore-sentences-preset
-  -m wrdscore:embedding=wrd-minilm-cf-morph-post,variant=wrd,weights=norm,label=WRDScore-0.5-default
+  -m wrdscore:embedding=wrd-minilm-cf-morph-post,variant=wrd,weights=norm,clip_negative=false,label=WRDScore-0.6-default
   -m wrdscore:embedding=wrd-minilm-cf-morph,variant=wrd,weights=norm,label=WRDScore-0.4-default
   -m wrdscore:embedding=wrd-minilm-code,variant=wrd,weights=norm*corpus-idf,label=WRDScore-0.2-default
   -m wrdscore:embedding=wrd-minilm-distilled,variant=wrd,weights=norm,label=WRDScore-0.1-default

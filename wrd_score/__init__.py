@@ -1,5 +1,5 @@
 """WRDScore: Word Rotator's Distance Score for text generation (reference implementation)."""
-__version__ = "0.6.0"
+__version__ = "0.7.0"
 
 from .scorer import Options, WRDScorer, score  # noqa: E402
 from .tokenize import split_identifier, split_words  # noqa: E402

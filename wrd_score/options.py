@@ -58,7 +58,8 @@ GROUPS = ("metric", "static", "contextual")
 PRESETS: Dict[str, Dict[str, Dict[str, Any]]] = {
     "identifiers": {
         # 0.3.0: chosen on all dev data at once by benchmarks/choose_identifiers.py (docs/tuning.md); negative
-        # cosines kept since 0.6.0, the same rule's choice for this file (choose_identifiers.py --clip).
+        # cosines kept since 0.6.0, the same rule's choice (choose_identifiers.py --clip), and since 0.7.0 the file
+        # whose antonyms are pushed below cosine 0, which only counts with them kept (choose_identifiers.py --delta).
         "static": {"embedding": "default", "variant": "wrd", "weights": "norm", "clip_negative": False},
         "contextual": {"variant": "wrd", "weights": "norm", "clip_negative": True, "layer": -1,
                        "pooling": "tokenizer"},
@@ -81,8 +82,9 @@ MAX_THREADS = 1024
 #: file); with another embedding given explicitly, masses not given are the paper's embedding norm.
 OTHER_EMBEDDING_WEIGHTS = "norm"
 #: Likewise the choice to keep negative cosines was made for the bundle's file alone: with another embedding given
-#: explicitly (the default's own file by its name ``wrd-minilm-cf-morph-post`` too, which so stays 0.5.x's default),
-#: ``clip_negative`` not given is True, the value of every release before 0.6.0.
+#: explicitly (a shipped file by its name too: ``wrd-minilm-cf-morph-post`` so stays 0.5.x's default, and the
+#: default's own file by its name ``wrd-minilm-cf-morph-post-d125`` is clipped), ``clip_negative`` not given is True,
+#: the value of every release before 0.6.0.
 OTHER_EMBEDDING_CLIP = True
 
 

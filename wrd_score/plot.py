@@ -286,6 +286,14 @@ def _heatmaps(detail: PairDetail, cos: np.ndarray, flow: np.ndarray, layout: _La
         _fit_panels(fig, axes, layout.panel)
         if not _thin_overlapping(fig, labelled, layout):
             break
+    # The footer was wrapped for the figure's first width; fitting the panels then set the width (a long signature
+    # ran off both edges of a narrower figure), so it is wrapped again for the width they chose.
+    for _ in range(3):
+        size = fig.get_size_inches().copy()
+        decorate(fig)
+        _fit_panels(fig, axes, layout.panel)
+        if np.allclose(size, fig.get_size_inches(), atol=0.01):
+            break
     if layout.annotate:
         for ax, panel in zip(axes, panels):
             _annotate(ax, panel.matrix, panel.blank_zeros, layout.annotation_font)

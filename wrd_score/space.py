@@ -82,8 +82,10 @@ CONTEXTUAL = "Contextual MiniLM-L6 (all-MiniLM-L6-v2)"
 #: the preset's: the two presets use different files since 0.3.0); every preset's file has an entry of its own.
 EMBEDDINGS: Dict[str, Dict[str, str]] = {
     "Static, the preset's file (default)": {"backend": "static", "tokenizer": "identifier"},
-    "MiniLM counter-fitted, static (identifiers)": {"backend": "static", "embedding": "wrd-minilm-cf-morph-post",
+    "MiniLM counter-fitted, static (identifiers)": {"backend": "static", "embedding": "wrd-minilm-cf-morph-post-d125",
                                                     "tokenizer": "identifier"},
+    "MiniLM counter-fitted, static (the 0.5.0 default)": {"backend": "static", "embedding": "wrd-minilm-cf-morph-post",
+                                                          "tokenizer": "identifier"},
     "MiniLM counter-fitted, static (the 0.4.0 default)": {"backend": "static", "embedding": "wrd-minilm-cf-morph",
                                                           "tokenizer": "identifier"},
     "MiniLM counter-fitted, static (the 0.3.0 default)": {"backend": "static", "embedding": "wrd-minilm-cf",
@@ -549,7 +551,7 @@ F_1 = \frac{2PR}{P + R}.$$
 A token can share its mass with several tokens of the other side, so `size` can be matched to both `get` and
 `count`. Variant `wrd` (the author's later release) takes recall $= \sum_{ij} F_{ij}\cos = 1 - \mathrm{WRD}$ and
 a greedy precision $\sum_j \hat w_j \max_i \cos(t_i, \hat t_j)$. The default keeps negative cosines (since 0.6.0:
-an opposite counts against a pair), so a score lies in $[-1, 1]$; clipped to 0 (*Clip negative cosines*: yes, the
+an opposite counts against a pair; since 0.7.0 its file puts the antonyms it was fitted to at cosine -0.25), so a score lies in $[-1, 1]$; clipped to 0 (*Clip negative cosines*: yes, the
 other presets' and embeddings' default) it lies in $[0, 1]$. Where $P$ or $R$ is not positive, $F_1$ is the smaller of
 the two. Identical texts score exactly 1.
 

@@ -10,6 +10,7 @@ before anything is scored or printed); standard input and pipes are read once in
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence
@@ -65,6 +66,41 @@ def _spool(path: str, name: str, folder: str, most: Optional[int] = None, than: 
     return copy
 
 
+_SPOOL_PREFIX = "wrdscore-stdin-"
+
+
+def _process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # PermissionError: alive, another user's
+        return False
+    return False
+
+
+def _sweep_spools(root: str) -> None:
+    # SIGKILL (the OOM killer, `kill -9`) runs no cleanup, so a killed command's copy of standard input stays behind;
+    # the next command removes the copies whose process is gone. POSIX only: on Windows os.kill(pid, 0) is not a probe
+    # (signal 0 is CTRL_C_EVENT there). Only this user's real folders: a symlink or another user's folder is left.
+    if os.name != "posix":
+        return
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name[len(_SPOOL_PREFIX):].split("-", 1)[0] if entry.name.startswith(_SPOOL_PREFIX) else ""
+        if not pid.isdigit():
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and _process_gone(int(pid)):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
 def _label(name: str) -> str:
     """``candidates`` or ``references`` for an input's name (``references[1]``)."""
     return name.split("[", 1)[0]
@@ -116,7 +152,8 @@ def resolve_inputs(candidates: str, references: Sequence[str], mode: str = "auto
     counts = {i: counted(i, v) for i, v in enumerate(values) if not _is_stream(v)}
     spool = None
     if len(counts) < len(values):
-        spool = tempfile.TemporaryDirectory(prefix="wrdscore-stdin-")
+        _sweep_spools(tempfile.gettempdir())
+        spool = tempfile.TemporaryDirectory(prefix=f"{_SPOOL_PREFIX}{os.getpid()}-")
         for i, v in enumerate(values):
             if i not in counts:
                 bound = next(iter(counts), None)  # the first input counted so far (a file, or a stream copied)

