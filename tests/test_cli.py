@@ -942,8 +942,10 @@ def test_sigterm_while_copying_standard_input_leaves_no_copy_behind(tmp_path):
 
 def test_a_copy_left_by_sigkill_is_removed_by_the_next_command_that_copies(tmp_path):
     # SIGKILL runs no cleanup: the killed command's copy of standard input stayed in TMPDIR for good. The next command
-    # that copies a stream removes the copies of processes that are gone, and leaves a running process's copy, a
-    # folder that only looks like one, and a symlink.
+    # that copies a stream removes the copies whose owner lock is free, and leaves a running command's copy (its lock
+    # held, even under a pid that this PID namespace does not know: another container sharing TMPDIR), a folder that
+    # only looks like one, and a symlink.
+    import fcntl
     import signal
 
     proc, spool_root, refs, env = _killed_while_copying_standard_input(tmp_path, signal.SIGKILL)
@@ -956,11 +958,16 @@ def test_a_copy_left_by_sigkill_is_removed_by_the_next_command_that_copies(tmp_p
     target = tmp_path / "target"
     target.mkdir()
     (spool_root / f"wrdscore-stdin-{proc.pid}-link").symlink_to(target)
+    elsewhere = spool_root / f"wrdscore-stdin-{proc.pid}-elsewhere"  # a dead pid here, its owner alive elsewhere
+    elsewhere.mkdir()
+    held = open(elsewhere / ".owner", "wb")
+    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
     done = subprocess.run(_cli_base() + ["score", "-c", "-", "-r", str(refs)], input=b"get count\n" * 1000,
                           capture_output=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
+    held.close()
     assert sorted(p.name for p in spool_root.iterdir()) == sorted(
-        [mine.name, other.name, f"wrdscore-stdin-{proc.pid}-link"])
+        [mine.name, other.name, elsewhere.name, f"wrdscore-stdin-{proc.pid}-link"])
     assert target.is_dir()
 
 

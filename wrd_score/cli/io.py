@@ -13,6 +13,7 @@ import os
 import shutil
 import stat
 import tempfile
+import weakref
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence
 
 from ..files import DECIMAL, STDIN, Pair, _shown, count_lines, iter_lines, read_json
@@ -67,38 +68,55 @@ def _spool(path: str, name: str, folder: str, most: Optional[int] = None, than: 
 
 
 _SPOOL_PREFIX = "wrdscore-stdin-"
+# Held (flock) by the command that made the folder, for as long as it runs: the kernel drops it when the process
+# ends, SIGKILL included, which a pid probe cannot tell across PID namespaces sharing one TMPDIR (containers).
+_SPOOL_LOCK = ".owner"
 
 
-def _process_gone(pid: int) -> bool:
+def _hold_spool(spool: tempfile.TemporaryDirectory) -> None:
+    """Lock ``spool``'s owner file for as long as the folder lives (nothing where flock is missing: Windows)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # PermissionError: alive, another user's
-        return False
-    return False
+        import fcntl
+    except ImportError:
+        return
+    fd, name = tempfile.mkstemp(dir=spool.name, prefix=_SPOOL_LOCK + "-")
+    handle = os.fdopen(fd, "wb")
+    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new file: nobody else holds it
+    # Named only once locked, so a sweep never finds the owner file free while its command runs.
+    os.rename(name, os.path.join(spool.name, _SPOOL_LOCK))
+    weakref.finalize(spool, handle.close)
 
 
 def _sweep_spools(root: str) -> None:
     # SIGKILL (the OOM killer, `kill -9`) runs no cleanup, so a killed command's copy of standard input stays behind;
-    # the next command removes the copies whose process is gone. POSIX only: on Windows os.kill(pid, 0) is not a probe
-    # (signal 0 is CTRL_C_EVENT there). Only this user's real folders: a symlink or another user's folder is left.
-    if os.name != "posix":
+    # the next command removes the copies whose owner lock is free. A folder without one (another program's, or a
+    # release before 0.7.0), a symlink, and another user's folder are left.
+    try:
+        import fcntl
+    except ImportError:
         return
     try:
         entries = list(os.scandir(root))
     except OSError:
         return
     for entry in entries:
-        pid = entry.name[len(_SPOOL_PREFIX):].split("-", 1)[0] if entry.name.startswith(_SPOOL_PREFIX) else ""
-        if not pid.isdigit():
+        if not entry.name.startswith(_SPOOL_PREFIX):
             continue
         try:
             st = entry.stat(follow_symlinks=False)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+                continue
+            # Not blocking on a FIFO put in its place, nor following a link.
+            fd = os.open(os.path.join(entry.path, _SPOOL_LOCK), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue
-        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and _process_gone(int(pid)):
-            shutil.rmtree(entry.path, ignore_errors=True)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # held: its command is running
+        finally:
+            os.close(fd)
+        shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _label(name: str) -> str:
@@ -154,6 +172,7 @@ def resolve_inputs(candidates: str, references: Sequence[str], mode: str = "auto
     if len(counts) < len(values):
         _sweep_spools(tempfile.gettempdir())
         spool = tempfile.TemporaryDirectory(prefix=f"{_SPOOL_PREFIX}{os.getpid()}-")
+        _hold_spool(spool)
         for i, v in enumerate(values):
             if i not in counts:
                 bound = next(iter(counts), None)  # the first input counted so far (a file, or a stream copied)
