@@ -168,20 +168,36 @@ def file_path(label: str, workdir: Path) -> str:
     return str(workdir / (label.replace("(", "-").replace(")", "").replace("+", "_") + ".npz"))
 
 
+NAMES_ARG = "../shared/data/java_method_names/java_method_names.txt.gz"  # NAMES, as the commands name it (repo root)
+
+
+def grid_line(command: str, out: str, train: str = str(TRAIN.relative_to(REPO))) -> str:
+    """A :data:`FILES` command filled in: the output, the constraints (the train split unless told), the morphology
+    file and the method-name corpus."""
+    return command.format(out=out, train=train, morph=MORPH.relative_to(REPO), names=NAMES_ARG)
+
+
+def build_missing(label: str, out: str, words: Sequence[str]) -> None:
+    """Run the build command ``words`` (from the repository root) unless ``out`` exists."""
+    import subprocess
+
+    if not Path(out).is_file():
+        print(f"building {label}: {' '.join(words)}", file=sys.stderr)
+        subprocess.run(list(words), check=True, cwd=REPO, stdout=subprocess.DEVNULL)
+
+
 def ship_command(label: str, out: str, name: str) -> str:
     """The chosen file's command with every constraint (the dev triplets' pairs too) and the shipped name."""
     command = FILES[label][0]
     if command is None:
         raise ValueError(f"{label} is a shipped file already")
-    line = command.format(out=out, train="embeddings/constraints/all.tsv", morph=MORPH.relative_to(REPO),
-                          names="../shared/data/java_method_names/java_method_names.txt.gz")
-    words = line.split()
+    words = grid_line(command, out, train="embeddings/constraints/all.tsv").split()
     words[words.index("--name") + 1] = name
     if "--df-corpus" not in words:
         # The shipped default carries the 0.2.0 file's document-frequency table, so that weights="corpus-idf" and
         # "norm*corpus-idf" keep working with it; the chosen masses do not read it (the scores are the same).
         words[words.index("--name"):words.index("--name")] = [
-            "--df-corpus", "../shared/data/java_method_names/java_method_names.txt.gz:identifiers",
+            "--df-corpus", NAMES_ARG + ":identifiers",
             "--df-corpus", "../shared/data/stsb/stsb_train.tsv:stsb"]
     return " ".join(words)
 
@@ -189,19 +205,14 @@ def ship_command(label: str, out: str, name: str) -> str:
 def build_files(workdir: Path, labels: Optional[Sequence[str]] = None) -> List[str]:
     """Build the grid's files (or those of ``labels``) that are missing in ``workdir``; returns the commands (run
     from the repository root)."""
-    import subprocess
-
     commands = []
     for label, (command, _) in FILES.items():
         if command is None or (labels is not None and label not in labels):
             continue
         out = file_path(label, workdir)
-        line = command.format(out=out, train=TRAIN.relative_to(REPO), morph=MORPH.relative_to(REPO),
-                              names="../shared/data/java_method_names/java_method_names.txt.gz")
+        line = grid_line(command, out)
         commands.append(line)
-        if not Path(out).is_file():
-            print(f"building {label}: {line}", file=sys.stderr)
-            subprocess.run(line.split(), check=True, cwd=REPO, stdout=subprocess.DEVNULL)
+        build_missing(label, out, line.split())
     return commands
 
 
@@ -592,11 +603,9 @@ def delta_label(label: str, delta: float) -> str:
     return f"{label}+delta{delta:g}"
 
 
-def delta_files(workdir: Path) -> Dict[str, Tuple[str, int, str]]:
+def delta_files(workdir: Path) -> Dict[str, Tuple[str, int, str, float]]:
     """Every counter-fitted file of the grid rebuilt at each of :data:`DELTAS`: label -> (path, build steps, the grid
-    file's label); built when missing. A δ other than the default counts as one step more (rule 4 prefers 1.0)."""
-    import subprocess
-
+    file's label, δ); built when missing. A δ other than the default counts as one step more (rule 4 prefers 1.0)."""
     out = {}
     for label, (command, steps) in FILES.items():
         if command is None or "--constraints" not in command:
@@ -604,15 +613,12 @@ def delta_files(workdir: Path) -> Dict[str, Tuple[str, int, str]]:
         for delta in DELTAS:
             new = delta_label(label, delta)
             path = file_path(new, workdir)
-            words = command.format(out=path, train=TRAIN.relative_to(REPO), morph=MORPH.relative_to(REPO),
-                                   names="../shared/data/java_method_names/java_method_names.txt.gz").split()
+            words = grid_line(command, path).split()
             at = words.index("--name")
             words[at + 1] = f"{words[at + 1]}+delta{delta:g}"
             words[at:at] = ["--delta", f"{delta:g}"]
-            if not Path(path).is_file():
-                print(f"building {new}: {' '.join(words)}", file=sys.stderr)
-                subprocess.run(words, check=True, cwd=REPO, stdout=subprocess.DEVNULL)
-            out[new] = (path, steps + 1, label)
+            build_missing(new, path, words)
+            out[new] = (path, steps + 1, label, delta)
     return out
 
 
@@ -622,10 +628,9 @@ def delta_candidates(cands: List[Candidate], workdir: Path,
     """Each grid candidate on a counter-fitted file again on its :func:`delta_files` twins, cosines unclipped (clipped,
     a cosine below 0 counts as 0 and δ above 1 changes little); labelled ``"<grid label>, cosines unclipped, delta D"``
     so that :func:`extension_report` lists the grid choice's twins."""
-    files = delta_files(workdir)
     by_origin: Dict[str, List[Tuple[str, int, float]]] = {}
-    for new, (path, steps, origin) in files.items():
-        by_origin.setdefault(origin, []).append((path, steps, float(new.rsplit("+delta", 1)[1])))
+    for path, steps, origin, delta in delta_files(workdir).values():
+        by_origin.setdefault(origin, []).append((path, steps, delta))
     out = []
     for c in cands:
         for path, steps, delta in by_origin.get(c.label.split("/")[0], []):
@@ -715,6 +720,16 @@ def clip_aims(added: List[Candidate], scores: Dict[str, Dict[str, np.ndarray]], 
     return parts
 
 
+def against_table(label: str, other: str, what: str, scores: Dict[str, Dict[str, np.ndarray]],
+                  dev_sets: Sequence[DevSet], n_boot: int) -> List[str]:
+    """Candidate ``label`` minus ``other`` on each dev set, with two-sided paired-bootstrap p; ``what`` names
+    ``other``."""
+    return [f"The chosen against {what} (`{other}`), both built from the train constraints: chosen minus it, two-sided "
+            f"paired-bootstrap p ({n_boot} resamples):", "",
+            "| " + " | ".join(d.name for d in dev_sets) + " |", "|" + "---:|" * len(dev_sets),
+            "| " + " | ".join("%+.4f (p=%.3f)" % paired(d, scores, label, other, n_boot) for d in dev_sets) + " |"]
+
+
 def delta_ship_command(chosen: Candidate, out: str, name: str) -> str:
     """:func:`ship_command` of the chosen candidate's grid file, with its ``--delta`` and int8 storage (the shipped
     files' format)."""
@@ -730,8 +745,6 @@ def delta_aims(chosen: Candidate, scores: Dict[str, Dict[str, np.ndarray]], dev_
     """After ``--delta``'s choice: the shipped file's command (``--ship``: built from every constraint when missing),
     and the aims (``--extras``) and STS-B test (``--test``) of the 0.1.x and 0.6.0 defaults, the choice (train
     constraints) and the shipped file."""
-    import subprocess
-
     if not (args.ship or args.extras or args.test):
         return []
     old = str(REPO / "embeddings" / "wrd-minilm-cf-morph-post.npz")
@@ -743,8 +756,7 @@ def delta_aims(chosen: Candidate, scores: Dict[str, Dict[str, np.ndarray]], dev_
     if args.ship:
         line = delta_ship_command(chosen, args.ship, args.ship_name)
         parts += ["", "The shipped file, the chosen recipe on every constraint:", "", "```bash", line, "```"]
-        if not Path(args.ship).is_file():
-            subprocess.run(line.split(), check=True, cwd=REPO, stdout=subprocess.DEVNULL)
+        build_missing(args.ship_name, args.ship, line.split())
         specs.append((f"shipped: {args.ship_name} (all constraints)", args.ship, chosen.variant, chosen.weights,
                       chosen.clip))
     scores_of = scores_from(specs, {"0.1.x default": DEFAULT_01, specs[2][0]: chosen.label}, scores, dev_sets)
@@ -826,13 +838,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "pushed to cosine distance " + " and ".join(f"{d:g}" for d in DELTAS) + " (cosines unclipped)")
         picked: List[Candidate] = []
         report = extension_report(cands, added, what, scores, dev_sets, rouge, args.n_boot, picked)
-        against = RECIPE_05 + ", cosines unclipped"
-        report += ("\n\n" + f"The chosen against 0.6.0's recipe (`{against}`), both built from the train constraints: "
-                   f"chosen minus it, two-sided paired-bootstrap p ({args.n_boot} resamples):\n\n"
-                   + "| " + " | ".join(d.name for d in dev_sets) + " |\n|" + "---:|" * len(dev_sets) + "\n| "
-                   + " | ".join("%+.4f (p=%.3f)" % paired(d, scores, picked[0].label, against, args.n_boot)
-                                for d in dev_sets) + " |")
-        return emit("\n".join([report] + delta_aims(picked[0], scores, dev_sets, args)), args.markdown)
+        against = against_table(picked[0].label, RECIPE_05 + ", cosines unclipped", "0.6.0's recipe", scores, dev_sets,
+                                args.n_boot)
+        return emit("\n".join([report, ""] + against + delta_aims(picked[0], scores, dev_sets, args)), args.markdown)
     if args.clip:
         added = unclipped_candidates(cands, scores, dev_sets, cached)
         report = extension_report(cands, added, "every candidate with its negative cosines kept (`clip_negative=False`)",
@@ -848,11 +856,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                   f"`{unamended['chosen'].label}` (mean rank {unamended['mean_rank'][unamended['chosen'].label]:.2f})"]
     if result["chosen"] is not None and result["chosen"].label != RECIPE_04:
         label = result["chosen"].label
-        parts += ["", f"The chosen against 0.4.0's recipe (`{RECIPE_04}`), both built from the train constraints: "
-                      f"chosen minus it, two-sided paired-bootstrap p ({args.n_boot} resamples):", "",
-                  "| " + " | ".join(d.name for d in dev_sets) + " |", "|" + "---:|" * len(dev_sets),
-                  "| " + " | ".join("%+.4f (p=%.3f)" % paired(d, scores, label, RECIPE_04, args.n_boot)
-                                    for d in dev_sets) + " |"]
+        parts += [""] + against_table(label, RECIPE_04, "0.4.0's recipe", scores, dev_sets, args.n_boot)
     if result["chosen"] is not None:
         parts += ["", "Leave one dev set out (the rule run on the other five):", "",
                   leave_one_out(cands, scores, dev_sets, rouge, DEFAULT_01, result["chosen"].label, args.n_boot,
@@ -866,12 +870,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                              ("0.4.0 default", "wrd-minilm-cf-morph", "wrd", "norm", True),
                              (chosen_column, chosen.embedding, chosen.variant, chosen.weights, True)]
         if args.ship:
-            import subprocess
-
             line = ship_command(chosen.label.split("/")[0], args.ship, args.ship_name)
             parts += ["", "The shipped file, the chosen recipe on every constraint:", "", "```bash", line, "```"]
-            if not Path(args.ship).is_file():
-                subprocess.run(line.split(), check=True, cwd=REPO, stdout=subprocess.DEVNULL)
+            build_missing(args.ship_name, args.ship, line.split())
             specs.append((f"shipped: {args.ship_name} (all constraints)", args.ship, chosen.variant, chosen.weights, True))
         label_of = {"0.1.x default": DEFAULT_01, "0.2.0 default": DEFAULT_02,
                     "0.2.0 file, corpus-idf": "wrd-minilm-code/wrd/corpus-idf", chosen_column: chosen.label}
